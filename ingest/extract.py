@@ -1,0 +1,256 @@
+"""Turn a source file into records with its language's tag query and one generic loop.
+
+There is no hand-written tree walker per language: the ``.scm`` capture names (see
+``queries/python.scm``) say what each node is, and nesting is recovered from byte spans.
+"""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass, field
+
+from tree_sitter import Node as TSNode
+from tree_sitter import Query, QueryCursor
+
+from branchgraph.graph.model import content_hash
+from branchgraph.ingest.languages import new_parser, tag_query, ts_language
+
+# Bumped whenever extraction output changes, so caches keyed by blob SHA are invalidated.
+EXTRACTOR_VERSION = 1
+
+_MAX_RAW = 200
+# Nodes a broad capture such as `(argument_list (_) @reference.base)` may hit that name nothing.
+_NOT_REFERENCES = frozenset({"keyword_argument", "comment", "list_splat", "dictionary_splat"})
+
+
+@dataclass(slots=True)
+class Definition:
+    """A class or function definition. ``parent`` indexes the enclosing definition."""
+
+    kind: str  # "class" | "function"
+    name: str
+    start_line: int
+    end_line: int
+    start_byte: int
+    end_byte: int
+    content_hash: str = ""
+    parent: int | None = None
+    signature: str = ""
+    docstring: str = ""
+    decorators: list[str] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class Reference:
+    """A use of a name. ``scope`` indexes the innermost enclosing definition (None: module)."""
+
+    kind: str  # "call" | "base" | "param_type" | "return_type"
+    raw: str
+    line: int
+    scope: int | None
+    param: str | None = None
+    node_type: str = ""
+
+
+@dataclass(slots=True)
+class Import:
+    """One imported binding: ``import module [as alias]`` or ``from module import name [as alias]``."""
+
+    module: str  # as written, relative dots included
+    name: str | None  # None for `import module`; "*" for a wildcard
+    alias: str | None
+    line: int
+    scope: int | None
+
+
+@dataclass(slots=True)
+class Assignment:
+    """``name = callee(...)`` inside a scope: lets calls on ``name`` resolve through callee's class."""
+
+    name: str
+    callee: str
+    line: int
+    scope: int | None
+
+
+@dataclass(slots=True)
+class ParsedFile:
+    language: str
+    definitions: list[Definition]
+    references: list[Reference]
+    imports: list[Import]
+    assignments: list[Assignment]
+    globals: list[str]  # module-level assigned names
+    docstring: str
+    parse_errors: int
+    line_count: int
+
+
+def _text(node: TSNode) -> str:
+    return node.text.decode("utf-8", "replace")
+
+
+def _raw(node: TSNode) -> str:
+    raw = " ".join(_text(node).split())
+    return raw if len(raw) <= _MAX_RAW else raw[: _MAX_RAW - 1] + "…"
+
+
+def _signature(node: TSNode) -> str:
+    body = node.child_by_field_name("body")
+    end = body.start_byte if body is not None else node.end_byte
+    header = node.text[: end - node.start_byte].decode("utf-8", "replace").rstrip().rstrip(":")
+    return " ".join(header.split())
+
+
+def _docstring(node: TSNode) -> str:
+    text = _text(node)
+    for prefix in ("r", "u", "b", "R", "U", "B"):
+        if text.startswith(prefix):
+            text = text[1:]
+            break
+    for quote in ('"""', "'''", '"', "'"):
+        if text.startswith(quote) and text.endswith(quote) and len(text) >= 2 * len(quote):
+            return text[len(quote) : -len(quote)].strip()
+    return text.strip()
+
+
+@dataclass(slots=True)
+class _Scopes:
+    """Finds the innermost definition containing a byte offset."""
+
+    starts: list[int]
+    order: list[int]  # definition indices sorted by start byte
+    definitions: list[Definition]
+
+    @classmethod
+    def build(cls, definitions: list[Definition]) -> _Scopes:
+        order = sorted(range(len(definitions)), key=lambda i: (definitions[i].start_byte, -definitions[i].end_byte))
+        return cls([definitions[i].start_byte for i in order], order, definitions)
+
+    def innermost(self, start: int, end: int, exclude: int | None = None) -> int | None:
+        pos = bisect.bisect_right(self.starts, start) - 1
+        while pos >= 0:
+            index = self.order[pos]
+            d = self.definitions[index]
+            if index != exclude and d.start_byte <= start and end <= d.end_byte:
+                return index
+            pos -= 1
+        return None
+
+
+_ERROR_QUERIES: dict[str, Query] = {}
+
+
+def _count_errors(language: str, root: TSNode) -> int:
+    if not root.has_error:
+        return 0
+    query = _ERROR_QUERIES.get(language)
+    if query is None:
+        query = _ERROR_QUERIES[language] = Query(ts_language(language), "(ERROR) @error (MISSING) @missing")
+    return sum(len(nodes) for nodes in QueryCursor(query).captures(root).values())
+
+
+def extract(language: str, data: bytes) -> ParsedFile:
+    """Parse ``data`` and return its definitions, references, imports and assignments."""
+    tree = new_parser(language).parse(data)
+    root = tree.root_node
+    matches = QueryCursor(tag_query(language)).matches(root)
+
+    definitions: list[Definition] = []
+    by_span: dict[tuple[int, int], int] = {}
+    for _, caps in matches:
+        for capture, nodes in caps.items():
+            if capture.startswith("definition."):
+                node = nodes[0]
+                definitions.append(
+                    Definition(
+                        kind=capture.split(".", 1)[1],
+                        name=_text(caps["name"][0]),
+                        start_line=node.start_point[0] + 1,
+                        end_line=node.end_point[0] + 1,
+                        start_byte=node.start_byte,
+                        end_byte=node.end_byte,
+                        content_hash=content_hash(_text(node)),
+                        signature=_signature(node),
+                    )
+                )
+                by_span[(node.start_byte, node.end_byte)] = len(definitions) - 1
+    scopes = _Scopes.build(definitions)
+    for index, d in enumerate(definitions):
+        d.parent = scopes.innermost(d.start_byte, d.end_byte, exclude=index)
+
+    references: list[Reference] = []
+    imports: list[Import] = []
+    assignments: list[Assignment] = []
+    module_globals: list[str] = []
+    module_doc = ""
+    for _, caps in matches:
+        first_capture = next(iter(caps))
+        if first_capture.startswith("definition."):
+            continue
+        if "doc" in caps:
+            node = caps["doc"][0]
+            owner = scopes.innermost(node.start_byte, node.end_byte)
+            if owner is None:
+                module_doc = _docstring(node)
+            else:
+                definitions[owner].docstring = _docstring(node)
+        elif "decorator" in caps:
+            target = caps["decorated"][0]
+            owner = by_span.get((target.start_byte, target.end_byte))
+            if owner is not None:
+                definitions[owner].decorators.append(_raw(caps["decorator"][0]).lstrip("@"))
+        elif "import.module" in caps or "import.from" in caps:
+            node = caps.get("import.module", caps.get("import.from"))[0]
+            name = caps.get("import.name") or caps.get("import.wildcard")
+            alias = caps.get("import.alias")
+            imports.append(
+                Import(
+                    module=_text(node),
+                    name=_text(name[0]) if name else None,
+                    alias=_text(alias[0]) if alias else None,
+                    line=node.start_point[0] + 1,
+                    scope=scopes.innermost(node.start_byte, node.end_byte),
+                )
+            )
+        elif "global" in caps:
+            module_globals.append(_text(caps["global"][0]))
+        elif "assign.name" in caps:
+            node = caps["assign.name"][0]
+            assignments.append(
+                Assignment(
+                    name=_text(node),
+                    callee=_raw(caps["assign.value"][0]),
+                    line=node.start_point[0] + 1,
+                    scope=scopes.innermost(node.start_byte, node.end_byte),
+                )
+            )
+        else:
+            for capture, nodes in caps.items():
+                if not capture.startswith("reference."):
+                    continue
+                node = nodes[0]
+                if node.type in _NOT_REFERENCES:
+                    continue
+                param = caps.get("param")
+                references.append(
+                    Reference(
+                        kind=capture.split(".", 1)[1],
+                        raw=_raw(node),
+                        line=node.start_point[0] + 1,
+                        scope=scopes.innermost(node.start_byte, node.end_byte),
+                        param=_text(param[0]) if param else None,
+                        node_type=node.type,
+                    )
+                )
+    return ParsedFile(
+        language=language,
+        definitions=definitions,
+        references=references,
+        imports=imports,
+        assignments=assignments,
+        globals=module_globals,
+        docstring=module_doc,
+        parse_errors=_count_errors(language, root),
+        line_count=data.count(b"\n") + (0 if data.endswith(b"\n") or not data else 1),
+    )

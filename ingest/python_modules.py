@@ -1,0 +1,53 @@
+"""Python module naming and test conventions: pure functions of a path or a name."""
+
+from __future__ import annotations
+
+import builtins
+import sys
+
+BUILTIN_NAMES = frozenset(dir(builtins))
+STDLIB_MODULES = frozenset(sys.stdlib_module_names)
+
+
+def module_name(path: str) -> str:
+    """The importable dotted name of a module file.
+
+    The source root is a ``src/`` layout root when the path has one, else the repository
+    root: ``src/shop/billing/__init__.py`` -> ``shop.billing``.
+    """
+    stem = path.rsplit(".", 1)[0]
+    parts = stem.split("/")
+    if "src" in parts[:-1]:
+        parts = parts[parts.index("src") + 1 :]
+    if parts and parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(parts)
+
+
+def is_package_init(path: str) -> bool:
+    return path.rsplit("/", 1)[-1] in ("__init__.py", "__init__.pyi")
+
+
+def package_of(path: str) -> str:
+    """The package a module belongs to (what relative imports are relative to)."""
+    name = module_name(path)
+    if is_package_init(path):
+        return name
+    return name.rsplit(".", 1)[0] if "." in name else ""
+
+
+def absolute_module(importer_path: str, written: str) -> str:
+    """Turn ``..pkg.mod`` written in ``importer_path`` into an absolute dotted name."""
+    level = len(written) - len(written.lstrip("."))
+    rest = written[level:]
+    if level == 0:
+        return rest
+    base = package_of(importer_path).split(".") if package_of(importer_path) else []
+    if level > 1:
+        base = base[: len(base) - (level - 1)] if level - 1 <= len(base) else []
+    return ".".join([*base, rest] if rest else base)
+
+
+def is_pytest_file(path: str) -> bool:
+    name = path.rsplit("/", 1)[-1]
+    return (name.startswith("test_") or name.endswith("_test.py")) and name.endswith(".py")

@@ -1,0 +1,39 @@
+; Python tag query. One generic capture loop (ingest/extract.py) turns these matches into
+; records; the capture names are the contract:
+;   @definition.<kind> + @name      a symbol definition and its name
+;   @reference.<kind> [+ @param]    a use: call, base, param_type, return_type
+;   @doc                            docstring of the innermost enclosing definition (or module)
+;   @decorator + @decorated         a decorator and the definition it decorates
+;   @import.* / @assign.*           import bindings and `name = Callee(...)` assignments
+
+(class_definition name: (identifier) @name) @definition.class
+(function_definition name: (identifier) @name) @definition.function
+
+(call function: (_) @reference.call)
+(decorator [(identifier) (attribute)] @reference.call)
+
+; Keyword arguments (metaclass=...) and comments are dropped by the loop, not here.
+(class_definition superclasses: (argument_list (_) @reference.base))
+
+(function_definition
+  parameters: (parameters
+    [(typed_parameter (identifier) @param type: (type) @reference.param_type)
+     (typed_default_parameter name: (identifier) @param type: (type) @reference.param_type)]))
+(function_definition return_type: (type) @reference.return_type)
+
+(module . (expression_statement (string) @doc))
+(class_definition body: (block . (expression_statement (string) @doc)))
+(function_definition body: (block . (expression_statement (string) @doc)))
+
+(decorated_definition (decorator) @decorator definition: (_) @decorated)
+
+(import_statement name: (dotted_name) @import.module)
+(import_statement name: (aliased_import name: (dotted_name) @import.module alias: (identifier) @import.alias))
+(import_from_statement module_name: (_) @import.from name: (dotted_name) @import.name)
+(import_from_statement module_name: (_) @import.from
+  name: (aliased_import name: (dotted_name) @import.name alias: (identifier) @import.alias))
+(import_from_statement module_name: (_) @import.from (wildcard_import) @import.wildcard)
+
+(assignment left: (identifier) @assign.name right: (call function: (_) @assign.value))
+
+(module (expression_statement (assignment left: (identifier) @global)))

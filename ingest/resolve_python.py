@@ -1,0 +1,587 @@
+"""Resolve the references of a branch's Python files into graph nodes and edges.
+
+Input: every parsed Python file of one commit. Output: one ``FileSubgraph`` per file (its nodes
+and the edges it owns). Resolution follows Python's name lookup closely enough for a static
+index: function scopes, then the module (imports, definitions, wildcard imports, package
+re-exports), then builtins; attributes through modules, classes and their in-repo bases,
+``self``/``cls``, parameters annotated with in-repo classes and ``x = Class(...)`` locals.
+
+A reference is never dropped: it resolves to a node or becomes a dangling edge to an
+``Unresolved`` node whose reason is ``external`` (stdlib, third-party, builtins) or
+``unresolved`` (everything else).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+
+from branchgraph.graph.model import Edge, FileSubgraph, Node, node_id
+from branchgraph.ingest.extract import Definition, ParsedFile
+from branchgraph.ingest.python_modules import (
+    BUILTIN_NAMES,
+    absolute_module,
+    is_pytest_file,
+    module_name,
+    package_of,
+)
+
+REASON_EXTERNAL = "external"
+REASON_UNRESOLVED = "unresolved"
+
+_DOTTED = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
+_CONSTRUCTED = re.compile(r"^([A-Za-z_][\w.]*)\(.*\)\.([A-Za-z_][\w.]*)$")
+_TYPE_NAME = re.compile(r"[A-Za-z_][\w.]*")
+_LITERAL_RECEIVER = re.compile(r"""^([rbfuRBFU]{0,2}["']|[\[{(]|\d)""")
+_TYPE_KEYWORDS = frozenset({"None", "True", "False"})
+_MAX_DOCSTRING = 2000
+_MAX_BASE_DEPTH = 25
+
+
+@dataclass(slots=True)
+class SourceFile:
+    """A parsed file of the commit, as the resolver needs it."""
+
+    path: str
+    blob_sha: str
+    parsed: ParsedFile
+    conflict_lines: list[int] = field(default_factory=list)
+
+
+@dataclass(eq=False, slots=True)
+class _Symbol:
+    id: str
+    label: str
+    qualname: str
+    file: SourceFile
+    index: int
+    is_test: bool = False
+
+    @property
+    def definition(self) -> Definition:
+        return self.file.parsed.definitions[self.index]
+
+
+# Values a name can stand for during resolution.
+@dataclass(frozen=True, slots=True)
+class _Mod:
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class _Sym:
+    symbol: _Symbol
+
+
+@dataclass(frozen=True, slots=True)
+class _Inst:
+    symbol: _Symbol  # an instance of this class
+
+
+@dataclass(frozen=True, slots=True)
+class _Ext:
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class _Var:
+    module: str  # a module-level variable of this in-repo module
+
+
+_Value = _Mod | _Sym | _Inst | _Ext | _Var | None
+
+# Bindings are resolved lazily: (kind, payload...) tuples.
+_Binding = tuple
+
+
+class PythonResolver:
+    """Resolves all Python files of one commit of one branch."""
+
+    def __init__(self, repo: str, branch: str, files: list[SourceFile]):
+        self.repo = repo
+        self.branch = branch
+        self.files = files
+        self._files_by_path = {f.path: f for f in files}
+        self.modules: dict[str, SourceFile] = {}
+        for f in sorted(files, key=lambda f: f.path.endswith(".pyi")):
+            self.modules.setdefault(module_name(f.path), f)
+        # Every dotted prefix of an in-repo module, so `import a.b` binds a known `a`.
+        self.module_prefixes: set[str] = set()
+        for name in self.modules:
+            parts = name.split(".")
+            for i in range(1, len(parts) + 1):
+                self.module_prefixes.add(".".join(parts[:i]))
+        self.symbols: dict[tuple[str, int], _Symbol] = {}
+        self.children: dict[tuple[str, int | None], dict[str, _Symbol]] = {}
+        self.bindings: dict[tuple[str, int | None], dict[str, _Binding]] = {}
+        self.wildcards: dict[str, list[str]] = {}
+        self._cache: dict[tuple, _Value] = {}
+        self._in_progress: set[tuple] = set()
+        self._bases: dict[str, list[tuple[str, int, _Value]]] = {}
+        self.file_ids: dict[str, str] = {}
+        for f in files:
+            self._index_file(f)
+        self._by_id = {s.id: s for s in self.symbols.values()}
+        for symbol in self.symbols.values():
+            symbol.is_test = self._is_test(symbol)
+
+    # ----- indexing -------------------------------------------------------------------
+
+    def _index_file(self, f: SourceFile) -> None:
+        module = module_name(f.path)
+        self.file_ids[f.path] = node_id(self.repo, self.branch, f.path, "File", module)
+        defs = f.parsed.definitions
+        seen: Counter[tuple[str, str]] = Counter()
+        qualnames: dict[int, str] = {}
+        for index in sorted(range(len(defs)), key=lambda i: defs[i].start_byte):
+            d = defs[index]
+            parent_qual = qualnames[d.parent] if d.parent is not None else module
+            qualname = f"{parent_qual}.{d.name}" if parent_qual else d.name
+            qualnames[index] = qualname
+            label = self._label(d, defs)
+            ordinal = seen[(label, qualname)]
+            seen[(label, qualname)] += 1
+            symbol = _Symbol(node_id(self.repo, self.branch, f.path, label, qualname, ordinal), label, qualname, f, index)
+            self.symbols[(f.path, index)] = symbol
+            # Later definitions shadow earlier ones, as at run time.
+            self.children.setdefault((f.path, d.parent), {})[d.name] = symbol
+            self._bind(f.path, d.parent, d.name, ("def", symbol))
+        for imp in f.parsed.imports:
+            self._bind_import(f, imp)
+        for a in f.parsed.assignments:
+            self._bind(f.path, a.scope, a.name, ("call_result", a.callee, a.scope), keep_existing=True)
+        for ref in f.parsed.references:
+            if ref.kind == "param_type" and ref.param:
+                self._bind(f.path, ref.scope, ref.param, ("annotated", ref.raw, defs[ref.scope].parent if ref.scope is not None else None))
+
+    @staticmethod
+    def _label(d: Definition, defs: list[Definition]) -> str:
+        if d.kind == "class":
+            return "Class"
+        if d.parent is not None and defs[d.parent].kind == "class":
+            return "Method"
+        return "Function"
+
+    def _bind(self, path: str, scope: int | None, name: str, binding: _Binding, keep_existing: bool = False) -> None:
+        table = self.bindings.setdefault((path, scope), {})
+        if keep_existing and name in table:
+            return
+        table[name] = binding
+
+    def _bind_import(self, f: SourceFile, imp) -> None:
+        if imp.name is None:
+            target = absolute_module(f.path, imp.module)
+            if imp.alias:
+                self._bind(f.path, imp.scope, imp.alias, ("module", target))
+            else:
+                root = target.split(".")[0]
+                self._bind(f.path, imp.scope, root, ("module", root))
+            return
+        module = self._find_module(f, imp.module)
+        if imp.name == "*":
+            self.wildcards.setdefault(f.path, []).append(module)
+            return
+        self._bind(f.path, imp.scope, imp.alias or imp.name, ("from", module, imp.name))
+
+    def _find_module(self, f: SourceFile, written: str) -> str:
+        """Absolute module name; a bare name that is not in the repo but is a sibling of the
+        importer resolves to the sibling (scripts and test dirs put their folder on sys.path)."""
+        target = absolute_module(f.path, written)
+        if written.startswith(".") or target in self.module_prefixes:
+            return target
+        sibling = f"{package_of(f.path)}.{target}" if package_of(f.path) else target
+        return sibling if sibling in self.module_prefixes else target
+
+    def _is_test(self, symbol: _Symbol) -> bool:
+        d = symbol.definition
+        if symbol.label == "Class":
+            return self._is_test_class(symbol, set())
+        if not d.name.startswith("test"):
+            return False
+        if symbol.label == "Method":
+            owner = self.symbols[(symbol.file.path, d.parent)]
+            return self._is_test_class(owner, set())
+        return d.parent is None and is_pytest_file(symbol.file.path)
+
+    def _is_test_class(self, symbol: _Symbol, seen: set[str]) -> bool:
+        if symbol.id in seen or len(seen) > _MAX_BASE_DEPTH:
+            return False
+        seen.add(symbol.id)
+        d = symbol.definition
+        if d.parent is None and d.name.startswith("Test") and is_pytest_file(symbol.file.path):
+            return True
+        for raw, _line, value in self._class_bases(symbol):
+            if raw.rsplit(".", 1)[-1].endswith("TestCase"):
+                return True
+            if isinstance(value, _Sym) and value.symbol.label == "Class" and self._is_test_class(value.symbol, seen):
+                return True
+        return False
+
+    # ----- name resolution ------------------------------------------------------------
+
+    def _resolve_binding(self, path: str, binding: _Binding) -> _Value:
+        kind = binding[0]
+        if kind == "def":
+            return _Sym(binding[1])
+        if kind == "module":
+            name = binding[1]
+            return _Mod(name) if name in self.module_prefixes else _Ext(name)
+        if kind == "from":
+            module, name = binding[1], binding[2]
+            if module not in self.module_prefixes:
+                return _Ext(f"{module}.{name}" if module else name)
+            return self._member(_Mod(module), name)
+        if kind == "annotated":
+            value = self._resolve_type(path, binding[1], binding[2])
+            return _Inst(value.symbol) if isinstance(value, _Sym) and value.symbol.label == "Class" else None
+        if kind == "call_result":
+            value = self._resolve_dotted(path, binding[2], binding[1])
+            if isinstance(value, _Sym) and value.symbol.label == "Class":
+                return _Inst(value.symbol)
+            return None
+        raise AssertionError(f"unknown binding {binding!r}")
+
+    def _lookup(self, path: str, scope: int | None, name: str) -> _Value:
+        """Look ``name`` up from ``scope`` outward: functions, module, builtins."""
+        key = ("lookup", path, scope, name)
+        if key in self._cache:
+            return self._cache[key]
+        if key in self._in_progress:
+            return None
+        self._in_progress.add(key)
+        try:
+            value = self._lookup_uncached(path, scope, name)
+        finally:
+            self._in_progress.discard(key)
+        self._cache[key] = value
+        return value
+
+    def _lookup_uncached(self, path: str, scope: int | None, name: str) -> _Value:
+        f = self._file(path)
+        defs = f.parsed.definitions
+        current, innermost = scope, True
+        while current is not None:
+            d = defs[current]
+            # A class body's names are visible only inside the body itself, not in its methods.
+            if d.kind != "class" or innermost:
+                binding = self.bindings.get((path, current), {}).get(name)
+                if binding is not None:
+                    return self._resolve_binding(path, binding)
+                if d.kind == "function" and d.parent is not None and defs[d.parent].kind == "class":
+                    owner = self.symbols[(path, d.parent)]
+                    if name == "self":
+                        return _Inst(owner)
+                    if name == "cls":
+                        return _Sym(owner)
+            innermost = False
+            current = d.parent
+        value = self._module_attribute(path, name)
+        if value is not None:
+            return value
+        if name in BUILTIN_NAMES:
+            return _Ext(name)
+        return None
+
+    def _module_attribute(self, path: str, name: str) -> _Value:
+        binding = self.bindings.get((path, None), {}).get(name)
+        if binding is not None:
+            return self._resolve_binding(path, binding)
+        if not name.startswith("_"):
+            for module in self.wildcards.get(path, ()):
+                value = self._member(_Mod(module), name)
+                if value is not None:
+                    return value
+        return None
+
+    def _member(self, value: _Value, attr: str) -> _Value:
+        key = ("member", value, attr)
+        if key in self._cache:
+            return self._cache[key]
+        if key in self._in_progress:
+            return None
+        self._in_progress.add(key)
+        try:
+            result = self._member_uncached(value, attr)
+        finally:
+            self._in_progress.discard(key)
+        self._cache[key] = result
+        return result
+
+    def _member_uncached(self, value: _Value, attr: str) -> _Value:
+        if isinstance(value, _Ext):
+            return _Ext(f"{value.name}.{attr}")
+        if isinstance(value, _Mod):
+            f = self.modules.get(value.name)
+            if f is not None:
+                found = self._module_attribute(f.path, attr)
+                if found is not None:
+                    return found
+            sub = f"{value.name}.{attr}"
+            if sub in self.module_prefixes:
+                return _Mod(sub)
+            if f is not None and attr in f.parsed.globals:
+                return _Var(value.name)
+            return None
+        if isinstance(value, (_Sym, _Inst)) and value.symbol.label == "Class":
+            return self._class_member(value.symbol, attr, set())
+        return None
+
+    def _class_member(self, cls: _Symbol, attr: str, seen: set[str]) -> _Value:
+        if cls.id in seen or len(seen) > _MAX_BASE_DEPTH:
+            return None
+        seen.add(cls.id)
+        child = self.children.get((cls.file.path, cls.index), {}).get(attr)
+        if child is not None:
+            return _Sym(child)
+        external_base = None
+        for _raw, _line, base in self._class_bases(cls):
+            if isinstance(base, _Sym) and base.symbol.label == "Class":
+                found = self._class_member(base.symbol, attr, seen)
+                if found is not None:
+                    return found
+            elif isinstance(base, _Ext) and external_base is None:
+                external_base = base
+        return _Ext(f"{external_base.name}.{attr}") if external_base is not None else None
+
+    def _class_bases(self, cls: _Symbol) -> list[tuple[str, int, _Value]]:
+        cached = self._bases.get(cls.id)
+        if cached is not None:
+            return cached
+        self._bases[cls.id] = []  # guards against a class that inherits from itself
+        d = cls.definition
+        bases = []
+        for ref in cls.file.parsed.references:
+            if ref.kind == "base" and ref.scope == cls.index:
+                raw = ref.raw.split("[", 1)[0]
+                bases.append((ref.raw, ref.line, self._resolve_dotted(cls.file.path, d.parent, raw)))
+        self._bases[cls.id] = bases
+        return bases
+
+    def _resolve_dotted(self, path: str, scope: int | None, raw: str) -> _Value:
+        """Resolve ``a.b.c`` (or ``super().m``) as written in ``scope`` of ``path``."""
+        if raw.startswith("super()."):
+            owner = self._enclosing_class(path, scope)
+            if owner is None:
+                return None
+            value: _Value = None
+            for _r, _l, base in self._class_bases(owner):
+                if isinstance(base, _Sym):
+                    value = self._class_member(base.symbol, raw[len("super().") :].split(".")[0], set())
+                elif isinstance(base, _Ext):
+                    value = _Ext(f"{base.name}.{raw[len('super().'):]}")
+                if value is not None:
+                    break
+            return value
+        constructed = _CONSTRUCTED.match(raw)
+        if constructed:
+            # `Invoice().add_line`: an attribute of a fresh instance of a class.
+            callee = self._resolve_dotted(path, scope, constructed.group(1))
+            if isinstance(callee, _Sym) and callee.symbol.label == "Class":
+                value: _Value = _Inst(callee.symbol)
+                for attr in constructed.group(2).split("."):
+                    value = self._member(value, attr) if value is not None else None
+                return value
+            return _Ext(raw) if isinstance(callee, _Ext) else None
+        if not _DOTTED.match(raw):
+            return _Ext(raw) if _LITERAL_RECEIVER.match(raw) else None
+        head, *rest = raw.split(".")
+        value = self._lookup(path, scope, head)
+        for attr in rest:
+            if value is None:
+                return None
+            value = self._member(value, attr)
+        return value
+
+    def _resolve_type(self, path: str, raw: str, scope: int | None) -> _Value:
+        """The first in-repo class named in an annotation (``Optional["Foo"]`` -> Foo)."""
+        first: _Value = None
+        for name in _TYPE_NAME.findall(raw):
+            if name in _TYPE_KEYWORDS:
+                continue
+            value = self._resolve_dotted(path, scope, name)
+            if isinstance(value, _Sym) and value.symbol.label == "Class":
+                return value
+            first = first or value
+        return first
+
+    def _enclosing_class(self, path: str, scope: int | None) -> _Symbol | None:
+        defs = self._file(path).parsed.definitions
+        while scope is not None:
+            if defs[scope].kind == "class":
+                return self.symbols[(path, scope)]
+            scope = defs[scope].parent
+        return None
+
+    def _file(self, path: str) -> SourceFile:
+        return self._files_by_path[path]
+
+    # ----- graph output ---------------------------------------------------------------
+
+    def build(self) -> list[FileSubgraph]:
+        """Nodes and owned edges for every file."""
+        graphs = {f.path: FileSubgraph(f.path, [], [], []) for f in self.files}
+        for f in self.files:
+            self._emit_file(f, graphs)
+        for g in graphs.values():
+            g.edges = _dedupe(g.edges)
+            g.unresolved = list({n.id: n for n in g.unresolved}.values())
+        return list(graphs.values())
+
+    def _emit_file(self, f: SourceFile, graphs: dict[str, FileSubgraph]) -> None:
+        g = graphs[f.path]
+        module = module_name(f.path)
+        file_id = self.file_ids[f.path]
+        g.nodes.append(
+            Node(
+                file_id,
+                "File",
+                f.path,
+                {
+                    "name": f.path.rsplit("/", 1)[-1],
+                    "qualname": module,
+                    "language": f.parsed.language,
+                    "blob_sha": f.blob_sha,
+                    "has_conflict": bool(f.conflict_lines),
+                    "parse_errors": f.parsed.parse_errors,
+                    "docstring": f.parsed.docstring[:_MAX_DOCSTRING],
+                    "line_count": f.parsed.line_count,
+                },
+            )
+        )
+        defs = f.parsed.definitions
+        for index, d in enumerate(defs):
+            symbol = self.symbols[(f.path, index)]
+            g.nodes.append(
+                Node(
+                    symbol.id,
+                    symbol.label,
+                    f.path,
+                    {
+                        "name": d.name,
+                        "qualname": symbol.qualname,
+                        "start_line": d.start_line,
+                        "end_line": d.end_line,
+                        "content_hash": d.content_hash,
+                        "signature": d.signature,
+                        "docstring": d.docstring[:_MAX_DOCSTRING],
+                        "decorators": list(d.decorators),
+                        "is_test": symbol.is_test,
+                        "has_conflict": any(d.start_line <= line <= d.end_line for line in f.conflict_lines),
+                    },
+                )
+            )
+            if d.parent is None:
+                g.edges.append(Edge(file_id, "File", "DEFINES", symbol.id, symbol.label))
+            else:
+                parent = self.symbols[(f.path, d.parent)]
+                g.edges.append(Edge(parent.id, parent.label, "DEFINES", symbol.id, symbol.label))
+            if symbol.label == "Class":
+                for raw, line, base in self._class_bases(symbol):
+                    self._emit_reference(g, symbol.id, "Class", "INHERITS_FROM", raw, line, base, ("Class",))
+
+        for imp in f.parsed.imports:
+            self._emit_import(g, f, file_id, imp)
+
+        for ref in f.parsed.references:
+            src_id, src_label = self._source(f, ref.scope, file_id)
+            if ref.kind == "call":
+                value = self._resolve_dotted(f.path, ref.scope, ref.raw)
+                edge = self._emit_reference(g, src_id, src_label, "CALLS", ref.raw, ref.line, value, ("Class", "Function", "Method"))
+                if edge.resolved and ref.scope is not None:
+                    self._emit_tested_by(graphs, f, ref.scope, edge)
+            elif ref.kind in ("param_type", "return_type"):
+                edge_type = "PARAM_TYPE" if ref.kind == "param_type" else "RETURNS_TYPE"
+                scope = defs[ref.scope].parent if ref.scope is not None else None
+                for name in _TYPE_NAME.findall(ref.raw):
+                    if name in _TYPE_KEYWORDS:
+                        continue
+                    value = self._resolve_dotted(f.path, scope, name)
+                    self._emit_reference(g, src_id, src_label, edge_type, name, ref.line, value, ("Class", "Interface"))
+
+    def _source(self, f: SourceFile, scope: int | None, file_id: str) -> tuple[str, str]:
+        if scope is None:
+            return file_id, "File"
+        symbol = self.symbols[(f.path, scope)]
+        return symbol.id, symbol.label
+
+    def _emit_import(self, g: FileSubgraph, f: SourceFile, file_id: str, imp) -> None:
+        if imp.name is None:
+            target = absolute_module(f.path, imp.module)
+            raw = imp.module
+            value: _Value = _Mod(target) if target in self.module_prefixes else _Ext(target)
+        else:
+            module = self._find_module(f, imp.module)
+            raw = f"{imp.module}.{imp.name}" if not imp.module.endswith(".") else f"{imp.module}{imp.name}"
+            if imp.name == "*":
+                value = _Mod(module) if module in self.module_prefixes else _Ext(module)
+            elif module not in self.module_prefixes:
+                value = _Ext(f"{module}.{imp.name}" if module else imp.name)
+            else:
+                value = self._member(_Mod(module), imp.name)
+                if isinstance(value, (_Inst, _Var)):
+                    # `from m import CONSTANT`: a name that is no symbol node imports its module.
+                    value = _Mod(module)
+        self._emit_reference(g, file_id, "File", "IMPORTS", raw, imp.line, value, ("File", "Class", "Function", "Interface"))
+
+    def _emit_reference(self, g, src_id, src_label, edge_type, raw, line, value: _Value, target_labels) -> Edge:
+        target = self._target(value, target_labels)
+        if target is not None:
+            edge = Edge(src_id, src_label, edge_type, target[0], target[1], raw=raw, line=line)
+        else:
+            reason = REASON_EXTERNAL if isinstance(value, _Ext) else REASON_UNRESOLVED
+            unresolved_raw = value.name if isinstance(value, _Ext) else raw
+            unresolved = self._unresolved_node(unresolved_raw, reason)
+            g.unresolved.append(unresolved)
+            edge = Edge(src_id, src_label, edge_type, unresolved.id, "Unresolved", raw=raw, line=line, resolved=False)
+        g.edges.append(edge)
+        return edge
+
+    def _target(self, value: _Value, labels: tuple[str, ...]) -> tuple[str, str] | None:
+        if isinstance(value, _Sym) and value.symbol.label in labels:
+            return value.symbol.id, value.symbol.label
+        if isinstance(value, _Mod) and "File" in labels:
+            f = self.modules.get(value.name)
+            if f is not None:
+                return self.file_ids[f.path], "File"
+        return None
+
+    def _unresolved_node(self, raw: str, reason: str) -> Node:
+        return Node(
+            node_id(self.repo, self.branch, "", "Unresolved", f"{reason}:{raw}"),
+            "Unresolved",
+            "",
+            {"raw": raw, "reason": reason, "name": raw.rsplit(".", 1)[-1]},
+        )
+
+    def _emit_tested_by(self, graphs: dict[str, FileSubgraph], f: SourceFile, scope: int, call: Edge) -> None:
+        test = self.symbols[(f.path, scope)]
+        if not test.is_test or test.label == "Class":
+            return
+        target = self._symbol_by_id(call.dst)
+        if target is None or target.is_test or self._in_test_class(target):
+            return
+        # Owned by the test's file: it changes when the test changes.
+        graphs[f.path].edges.append(Edge(target.id, target.label, "TESTED_BY", test.id, test.label, raw=call.raw, line=call.line))
+
+    def _in_test_class(self, symbol: _Symbol) -> bool:
+        parent = symbol.definition.parent
+        return parent is not None and self.symbols[(symbol.file.path, parent)].is_test
+
+    def _symbol_by_id(self, symbol_id: str) -> _Symbol | None:
+        return self._by_id.get(symbol_id)
+
+
+def _dedupe(edges: list[Edge]) -> list[Edge]:
+    """Keep one edge per (src, type, dst, raw), with the first use-site line."""
+    kept: dict[tuple, Edge] = {}
+    for e in edges:
+        current = kept.get(e.key)
+        if current is None or (e.line or 0) < (current.line or 0):
+            kept[e.key] = e
+    return list(kept.values())
+
+
+def resolve_python(repo: str, branch: str, files: list[SourceFile]) -> list[FileSubgraph]:
+    """Resolve a whole commit's Python files into per-file graphs."""
+    return PythonResolver(repo, branch, files).build()

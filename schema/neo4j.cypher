@@ -1,0 +1,19 @@
+// Neo4j constraints and indexes. One statement per line-terminated block (split on ';').
+// Every node is unique on (repo, branch, id); ids are hashes that already include repo and
+// branch, the composite key makes the branch explicit and serves MERGE by all three.
+CREATE CONSTRAINT file_key IF NOT EXISTS FOR (n:File) REQUIRE (n.repo, n.branch, n.id) IS UNIQUE;
+CREATE CONSTRAINT class_key IF NOT EXISTS FOR (n:Class) REQUIRE (n.repo, n.branch, n.id) IS UNIQUE;
+CREATE CONSTRAINT function_key IF NOT EXISTS FOR (n:Function) REQUIRE (n.repo, n.branch, n.id) IS UNIQUE;
+CREATE CONSTRAINT method_key IF NOT EXISTS FOR (n:Method) REQUIRE (n.repo, n.branch, n.id) IS UNIQUE;
+CREATE CONSTRAINT interface_key IF NOT EXISTS FOR (n:Interface) REQUIRE (n.repo, n.branch, n.id) IS UNIQUE;
+CREATE CONSTRAINT unresolved_key IF NOT EXISTS FOR (n:Unresolved) REQUIRE (n.repo, n.branch, n.id) IS UNIQUE;
+// A file's subgraph is found from its File node; users look symbols up by name and qualname.
+CREATE INDEX file_path IF NOT EXISTS FOR (n:File) ON (n.repo, n.branch, n.path);
+CREATE INDEX class_name IF NOT EXISTS FOR (n:Class) ON (n.name);
+CREATE INDEX function_name IF NOT EXISTS FOR (n:Function) ON (n.name);
+CREATE INDEX method_name IF NOT EXISTS FOR (n:Method) ON (n.name);
+CREATE INDEX interface_name IF NOT EXISTS FOR (n:Interface) ON (n.name);
+CREATE INDEX class_qualname IF NOT EXISTS FOR (n:Class) ON (n.qualname);
+CREATE INDEX function_qualname IF NOT EXISTS FOR (n:Function) ON (n.qualname);
+CREATE INDEX method_qualname IF NOT EXISTS FOR (n:Method) ON (n.qualname);
+CREATE INDEX unresolved_raw IF NOT EXISTS FOR (n:Unresolved) ON (n.raw);

@@ -1,0 +1,43 @@
+-- PostgreSQL schema: embeddings keyed by content, joined to graph nodes by id; branch metadata.
+-- Idempotent: run at every connection by PgStore.ensure_schema().
+CREATE EXTENSION IF NOT EXISTS vector;
+
+-- One row per distinct embedded text and model: storage grows with content, not branches.
+-- The column has no fixed dimension so several models can coexist; each (model, dims) gets
+-- its own partial HNSW index over a cast to its dimension (created on first use).
+CREATE TABLE IF NOT EXISTS embeddings (
+    content_key text PRIMARY KEY,      -- hash(enriched text, model id, dims)
+    model       text NOT NULL,
+    dims        integer NOT NULL,
+    embedding   vector NOT NULL,
+    created_at  timestamptz NOT NULL DEFAULT now()
+);
+
+-- Which node of which branch carries which embedded content, plus its lexical text.
+CREATE TABLE IF NOT EXISTS node_embeddings (
+    repo        text NOT NULL,
+    branch      text NOT NULL,
+    node_id     text NOT NULL,
+    label       text NOT NULL,
+    path        text NOT NULL,
+    qualname    text NOT NULL,
+    content_key text NOT NULL REFERENCES embeddings (content_key),
+    lexical     text NOT NULL,         -- identifier-split text for full-text search
+    lexical_tsv tsvector GENERATED ALWAYS AS (to_tsvector('simple', lexical)) STORED,
+    PRIMARY KEY (repo, branch, node_id)
+);
+CREATE INDEX IF NOT EXISTS node_embeddings_content ON node_embeddings (content_key);
+CREATE INDEX IF NOT EXISTS node_embeddings_lexical ON node_embeddings USING gin (lexical_tsv);
+
+-- Per-branch index metadata; indexed_commit advances only after every write succeeded.
+CREATE TABLE IF NOT EXISTS branches (
+    repo            text NOT NULL,
+    branch          text NOT NULL,
+    repo_path       text NOT NULL,
+    indexed_commit  text NOT NULL,
+    indexed_at      timestamptz NOT NULL DEFAULT now(),
+    embedder        text NOT NULL,
+    counts          jsonb NOT NULL,
+    unresolved_rate double precision,
+    PRIMARY KEY (repo, branch)
+);
