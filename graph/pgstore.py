@@ -55,7 +55,7 @@ class IngestLocked(StoreError):
 @retry(
     retry=retry_if_exception_type(psycopg.OperationalError),
     stop=stop_after_attempt(4),
-    wait=wait_exponential_jitter(initial=0.2, max=3),
+    wait=wait_exponential_jitter(multiplier=0.2, max=3),
     reraise=True,
 )
 def _connect(url: str) -> psycopg.Connection:

@@ -199,7 +199,13 @@ def extract(language: str, data: bytes) -> ParsedFile:
             target = caps["decorated"][0]
             owner = by_span.get((target.start_byte, target.end_byte))
             if owner is not None:
-                definitions[owner].decorators.append(_raw(caps["decorator"][0]).lstrip("@"))
+                decorator = caps["decorator"][0]
+                d = definitions[owner]
+                d.decorators.append(_raw(decorator).lstrip("@"))
+                # The line span includes decorators (assembled text needs them); the byte span
+                # stays the definition's, because decorators run in the enclosing scope.
+                d.start_line = min(d.start_line, decorator.start_point[0] + 1)
+                d.content_hash = content_hash(_text(decorator) + "\n" + d.content_hash)
         elif "import.module" in caps or "import.from" in caps:
             node = caps.get("import.module", caps.get("import.from"))[0]
             name = caps.get("import.name") or caps.get("import.wildcard")

@@ -33,7 +33,8 @@ REASON_UNRESOLVED = "unresolved"
 _DOTTED = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
 _CONSTRUCTED = re.compile(r"^([A-Za-z_][\w.]*)\(.*\)\.([A-Za-z_][\w.]*)$")
 _TYPE_NAME = re.compile(r"[A-Za-z_][\w.]*")
-_LITERAL_RECEIVER = re.compile(r"""^([rbfuRBFU]{0,2}["']|[\[{(]|\d)""")
+# A call on a literal ("".join, [].append, {}.get) is a builtin type's method.
+_LITERAL_RECEIVER = re.compile(r"""^([rbfuRBFU]{0,2}["']|[\[{]|\d)""")
 _TYPE_KEYWORDS = frozenset({"None", "True", "False"})
 _MAX_DOCSTRING = 2000
 _MAX_BASE_DEPTH = 25

@@ -65,7 +65,7 @@ def _retry_after(exc: BaseException | None) -> float | None:
         return None
 
 
-_backoff = wait_exponential_jitter(initial=0.5, max=20)
+_backoff = wait_exponential_jitter(multiplier=0.5, max=20)
 
 
 def _wait(state: RetryCallState) -> float:

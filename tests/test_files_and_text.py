@@ -1,0 +1,95 @@
+"""Pure helpers: file classification, conflict markers, identifier splitting, module names."""
+
+import numpy as np
+import pytest
+
+from branchgraph.graph.lexical import lexical_text, split_identifier
+from branchgraph.ingest.embed.hashing import HashingEmbedder
+from branchgraph.ingest.embed.text import MAX_BODY_CHARS, enriched_text
+from branchgraph.ingest.files import (
+    SKIP_BINARY,
+    SKIP_LFS_POINTER,
+    SKIP_NOT_UTF8,
+    SKIP_TOO_LARGE,
+    SourceText,
+    classify,
+    conflict_marker_lines,
+)
+from branchgraph.ingest.languages import language_for_path
+from branchgraph.ingest.python_modules import absolute_module, is_pytest_file, module_name
+
+
+@pytest.mark.parametrize(
+    ("data", "verdict"),
+    [
+        (b"x" * 11, SKIP_TOO_LARGE),
+        (b"abc\x00def", SKIP_BINARY),
+        (b"caf\xe9 = 1\n", SKIP_NOT_UTF8),
+        (b"version https://git-lfs.github.com/spec/v1\noid sha256:abc\nsize 12\n", SKIP_LFS_POINTER),
+    ],
+)
+def test_classify_skips_with_a_reason(data, verdict):
+    assert classify(data, max_bytes=10 if verdict == SKIP_TOO_LARGE else 1000) == verdict
+
+
+def test_classify_accepts_utf8_source():
+    result = classify("name = 'café'\n".encode())
+    assert isinstance(result, SourceText) and result.text == "name = 'café'\n"
+
+
+def test_conflict_markers_need_a_full_set():
+    conflicted = b"a = 1\n<<<<<<< HEAD\nb = 2\n=======\nb = 3\n>>>>>>> feature\n"
+    assert conflict_marker_lines(conflicted) == [2, 4, 6]
+    assert conflict_marker_lines(b'"""Title\n=======\n"""\n') == []
+
+
+def test_identifier_splitting():
+    assert split_identifier("parseConfigFile") == ["parse", "config", "file"]
+    assert split_identifier("get_user_by_id") == ["get", "user", "by", "id"]
+    assert split_identifier("HTTPServerError") == ["http", "server", "error"]
+    assert lexical_text("ERR_AUTH_001") == "err auth 001 err_auth_001"
+    assert lexical_text("get_user_by_id(x)") == "get user by id get_user_by_id x"
+
+
+def test_module_names_and_relative_imports():
+    assert module_name("src/shop/billing/__init__.py") == "shop.billing"
+    assert module_name("src/shop/billing/invoice.py") == "shop.billing.invoice"
+    assert module_name("tools/run.py") == "tools.run"
+    assert absolute_module("src/shop/billing/invoice.py", "..core.base") == "shop.core.base"
+    assert absolute_module("src/shop/billing/__init__.py", ".invoice") == "shop.billing.invoice"
+    assert absolute_module("src/shop/billing/invoice.py", ".") == "shop.billing"
+    assert is_pytest_file("tests/test_a.py") and is_pytest_file("a_test.py") and not is_pytest_file("tests/tests.py")
+
+
+def test_language_by_extension():
+    assert language_for_path("a/b.py").name == "python"
+    assert language_for_path("a/b.PY").name == "python"
+    assert language_for_path("Makefile") is None
+    assert language_for_path("dir.py/readme") is None
+
+
+def test_hashing_embedder_is_deterministic_normalised_and_named():
+    embedder = HashingEmbedder(64)
+    a = embedder.embed(["def get_user(id): return db.fetch(id)", "class Invoice: pass"])
+    b = embedder.embed(["def get_user(id): return db.fetch(id)", "class Invoice: pass"])
+    assert a.shape == (2, 64) and a.dtype == np.float32
+    assert np.array_equal(a, b)
+    assert np.allclose(np.linalg.norm(a, axis=1), 1.0)
+    assert embedder.model_id == "feature-hashing-v1"
+    near = embedder.embed(["fetch the user by id"])[0]
+    assert float(near @ a[0]) > float(near @ a[1])
+
+
+def test_enriched_text_has_every_part_and_truncates_the_body():
+    text = enriched_text(
+        path="src/a.py",
+        label="Method",
+        qualname="a.C.m",
+        signature="def m(self)",
+        docstring="Does m.",
+        body="x" * (MAX_BODY_CHARS + 100),
+        enclosing_class="a.C",
+    )
+    assert text.startswith("path: src/a.py\nmethod: a.C.m\nclass: a.C\ndef m(self)\nDoes m.\n")
+    assert text.endswith("x" * MAX_BODY_CHARS)
+    assert "x" * (MAX_BODY_CHARS + 1) not in text

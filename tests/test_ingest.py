@@ -1,0 +1,178 @@
+"""Ingest end to end against real Neo4j and PostgreSQL with pgvector."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from branchgraph import api
+from branchgraph.errors import GitError, ReadOnlyViolation
+from expected_shop import EDGES, FILES, SYMBOLS, UNRESOLVED
+from gitrepo import Symlink, commit_files, init_repo
+from graph_view import stored_edge_count, stored_edges
+
+pytestmark = [pytest.mark.neo4j, pytest.mark.postgres]
+
+
+def test_shop_graph_is_stored_exactly(shop_repo: Path, config, graph_store):
+    summary = api.ingest(shop_repo, config=config)
+    repo = shop_repo.name
+    assert (summary.repo, summary.branch, summary.files) == (repo, "main", len(FILES))
+    assert stored_edges(graph_store, repo, "main") == EDGES
+    symbols = graph_store.read_query(
+        "MATCH (n {repo: $repo, branch: 'main'}) WHERE n:Class OR n:Function OR n:Method "
+        "RETURN labels(n)[0] AS label, n.qualname AS q, n.start_line AS s, n.end_line AS e, n.is_test AS t",
+        {"repo": repo},
+    )
+    assert {(r["label"], r["q"]): (r["s"], r["e"], r["t"]) for r in symbols} == SYMBOLS
+    unresolved = graph_store.read_query(
+        "MATCH (u:Unresolved {repo: $repo, branch: 'main'}) RETURN u.raw AS raw, u.reason AS reason", {"repo": repo}
+    )
+    assert {r["raw"]: r["reason"] for r in unresolved} == UNRESOLVED
+    raw = graph_store.read_query(
+        "MATCH (:Method {repo: $repo, qualname: 'tests.tests_tax.TaxTests.test_rate'})-[r:CALLS]->(:Unresolved) "
+        "RETURN r.raw AS raw, r.line AS line",
+        {"repo": repo},
+    )
+    assert raw == [{"raw": "self.assertEqual", "line": 8}]
+
+
+def test_summary_counts_match_the_store(shop_repo: Path, config, graph_store):
+    summary = api.ingest(shop_repo, config=config)
+    assert summary.nodes == {"Class": 6, "File": 10, "Function": 5, "Method": 14, "Unresolved": len(UNRESOLVED)}
+    by_type: dict[str, int] = {}
+    for _, edge_type, _, _ in EDGES:
+        by_type[edge_type] = by_type.get(edge_type, 0) + 1
+    assert summary.edges == by_type
+    assert sum(summary.edges.values()) == stored_edge_count(graph_store, shop_repo.name, "main")
+    dangling_unresolved = sum(1 for _, _, target, ok in EDGES if not ok and UNRESOLVED[target] == "unresolved")
+    dangling_external = sum(1 for _, _, target, ok in EDGES if not ok and UNRESOLVED[target] == "external")
+    assert summary.dangling == {"external": dangling_external, "unresolved": dangling_unresolved}
+    resolved_refs = sum(1 for _, t, _, ok in EDGES if ok and t not in ("DEFINES", "TESTED_BY"))
+    assert summary.unresolved_rate == round(dangling_unresolved / (resolved_refs + dangling_unresolved), 4)
+    assert set(summary.seconds) == {"read", "parse", "resolve", "graph_write", "embed", "total"}
+
+
+def test_reingest_is_idempotent(shop_repo: Path, config, graph_store, pg_store):
+    first = api.ingest(shop_repo, config=config)
+    edges_before = stored_edges(graph_store, shop_repo.name, "main")
+    count_before = stored_edge_count(graph_store, shop_repo.name, "main")
+    second = api.ingest(shop_repo, config=config)
+    assert stored_edges(graph_store, shop_repo.name, "main") == edges_before
+    assert stored_edge_count(graph_store, shop_repo.name, "main") == count_before
+    assert second.nodes == first.nodes
+    # Nothing is embedded twice: every text is found by its content key.
+    assert sum(first.embeddings.values()) == len(SYMBOLS)
+    assert second.embeddings == {"computed": 0, "reused": len(SYMBOLS)}
+    assert pg_store.node_embedding_count(shop_repo.name, "main") == len(SYMBOLS)
+
+
+def test_vectors_are_stored_and_joined_to_nodes(shop_repo: Path, config, graph_store, pg_store):
+    api.ingest(shop_repo, config=config)
+    rows = pg_store.conn.execute(
+        "SELECT n.node_id, n.qualname, e.dims, e.model, e.embedding FROM node_embeddings n "
+        "JOIN embeddings e USING (content_key) WHERE n.repo = %s AND n.branch = 'main'",
+        (shop_repo.name,),
+    ).fetchall()
+    assert len(rows) == len(SYMBOLS)
+    assert {r[2] for r in rows} == {256} and {r[3] for r in rows} == {"feature-hashing-v1"}
+    assert all(abs(float(np.linalg.norm(r[4].to_numpy())) - 1.0) < 1e-4 for r in rows)
+    ids = graph_store.read_query(
+        "MATCH (n {repo: $repo, branch: 'main'}) WHERE n:Class OR n:Function OR n:Method RETURN n.id AS id, n.qualname AS q",
+        {"repo": shop_repo.name},
+    )
+    assert {(r["id"], r["q"]) for r in ids} == {(r[0], r[1]) for r in rows}
+
+
+def test_branches_are_separate_and_rev_indexes_an_older_commit(repo_dir: Path, config, graph_store):
+    repo = init_repo(repo_dir)
+    first = commit_files(repo, {"app.py": "def old():\n    pass\n"})
+    commit_files(repo, {"app.py": "def new():\n    pass\n"})
+    api.ingest(repo_dir, config=config)
+    api.ingest(repo_dir, branch="release", rev=first, config=config)
+    names = graph_store.read_query(
+        "MATCH (f:Function {repo: $repo}) RETURN f.branch AS branch, f.name AS name ORDER BY branch", {"repo": repo_dir.name}
+    )
+    assert names == [{"branch": "main", "name": "new"}, {"branch": "release", "name": "old"}]
+    states = {s.branch: s for s in api.status(repo_dir, config=config)}
+    assert states["main"].behind_commits == 0
+    assert states["release"].head_commit is None  # no git branch of that name
+
+
+def test_a_new_commit_replaces_deleted_files_and_symbols(repo_dir: Path, config, graph_store):
+    repo = init_repo(repo_dir)
+    commit_files(repo, {"a.py": "def f():\n    g()\n\ndef g():\n    pass\n", "b.py": "def h():\n    pass\n"})
+    api.ingest(repo_dir, config=config)
+    commit_files(repo, {"a.py": "def f():\n    g()\n"})
+    summary = api.ingest(repo_dir, config=config)
+    assert summary.files_deleted == 1
+    rows = graph_store.read_query(
+        "MATCH (n {repo: $repo, branch: 'main'}) RETURN labels(n)[0] AS label, coalesce(n.qualname, n.raw) AS name",
+        {"repo": repo_dir.name},
+    )
+    assert sorted((r["label"], r["name"]) for r in rows) == [("File", "a"), ("Function", "a.f"), ("Unresolved", "g")]
+    state = api.status(repo_dir, config=config)[0]
+    assert state.indexed_commit == repo.refs[b"refs/heads/main"].decode()
+
+
+def test_bad_files_are_counted_not_fatal(repo_dir: Path, config, graph_store):
+    repo = init_repo(repo_dir)
+    commit_files(
+        repo,
+        {
+            "ok.py": "def fine():\n    pass\n",
+            "broken.py": "def broken(:\n    pass\n\ndef after():\n    pass\n",
+            "binary.py": b"\x00\x01\x02binary",
+            "latin1.py": b"name = 'caf\xe9'\n",
+            "huge.py": b"x = 1\n" * 200_000,
+            "lfs.py": b"version https://git-lfs.github.com/spec/v1\noid sha256:00\nsize 1\n",
+            "escape.py": Symlink("../../../etc/passwd"),
+            "conflict.py": "def c():\n<<<<<<< HEAD\n    return 1\n=======\n    return 2\n>>>>>>> other\n",
+            "README.md": "# not source\n",
+        },
+    )
+    summary = api.ingest(repo_dir, config=config)
+    assert summary.files == 3
+    assert summary.skipped == {"binary": 1, "lfs_pointer": 1, "not_utf8": 1, "symlink": 1, "too_large": 1}
+    assert summary.parse_errors > 0
+    assert summary.conflict_files == ["conflict.py"]
+    names = {r["n"] for r in graph_store.read_query("MATCH (f:Function {repo: $repo}) RETURN f.name AS n", {"repo": repo_dir.name})}
+    assert {"fine", "after"} <= names
+    flagged = graph_store.read_query(
+        "MATCH (f:File {repo: $repo, path: 'conflict.py'}) RETURN f.has_conflict AS c", {"repo": repo_dir.name}
+    )
+    assert flagged == [{"c": True}]
+
+
+def test_read_only_cypher_refuses_writes(shop_repo: Path, config):
+    api.ingest(shop_repo, config=config)
+    with pytest.raises(ReadOnlyViolation):
+        api.cypher("MATCH (n {repo: $repo}) SET n.touched = true", {"repo": shop_repo.name}, config=config)
+    with pytest.raises(ReadOnlyViolation):
+        api.cypher("CREATE (:Function {repo: $repo})", {"repo": shop_repo.name}, config=config)
+    rows = api.cypher("MATCH (n {repo: $repo, touched: true}) RETURN count(n) AS n", {"repo": shop_repo.name}, config=config)
+    assert rows == [{"n": 0}]
+
+
+def test_cypher_row_limit(shop_repo: Path, config):
+    api.ingest(shop_repo, config=config)
+    rows = api.cypher("MATCH (n {repo: $repo}) RETURN n.id AS id", {"repo": shop_repo.name}, config=config, limit=3)
+    assert len(rows) == 3
+
+
+def test_unknown_branch_is_a_clear_error(shop_repo: Path, config):
+    with pytest.raises(GitError, match="no branch named 'nope'"):
+        api.ingest(shop_repo, branch="nope", config=config)
+
+
+def test_embedded_postgres_default_lives_in_the_index_dir(shop_repo: Path, neo4j_uri, graph_store):
+    from branchgraph.config import Config
+
+    config = Config(neo4j_uri=neo4j_uri, embedder="hashing")
+    summary = api.ingest(shop_repo, config=config)
+    assert summary.embeddings["computed"] == len(SYMBOLS)
+    assert (shop_repo / ".branchgraph" / "postgres" / "PG_VERSION").exists()
+    assert (shop_repo / ".branchgraph" / ".gitignore").read_text() == "*\n"
+    assert [s.branch for s in api.status(shop_repo, config=config)] == ["main"]

@@ -1,0 +1,83 @@
+"""Resolution of the shop fixture, without any database: exact nodes and edges."""
+
+from __future__ import annotations
+
+import pytest
+
+from branchgraph.ingest.extract import extract
+from branchgraph.ingest.resolve_python import SourceFile, resolve_python
+from expected_shop import EDGES, FILES, SYMBOLS, UNRESOLVED
+from graph_view import edges_of_subgraphs, symbols_of_subgraphs, unresolved_of_subgraphs
+
+
+def resolve(sources: dict[str, bytes], branch: str = "main"):
+    files = [SourceFile(path, f"blob-{path}", extract("python", data)) for path, data in sources.items()]
+    return resolve_python("shop", branch, files)
+
+
+@pytest.fixture
+def shop_graph(shop_sources):
+    return resolve(shop_sources)
+
+
+def test_symbols_and_files(shop_graph):
+    assert symbols_of_subgraphs(shop_graph) == SYMBOLS
+    files = {n.path: n.props["qualname"] for s in shop_graph for n in s.nodes if n.label == "File"}
+    assert files == FILES
+
+
+def test_every_edge_exactly(shop_graph):
+    assert edges_of_subgraphs(shop_graph) == EDGES
+
+
+def test_dangling_targets_keep_raw_and_reason(shop_graph):
+    assert unresolved_of_subgraphs(shop_graph) == UNRESOLVED
+    raws = {e.raw for s in shop_graph for e in s.edges if not e.resolved}
+    # The edge keeps what was written; the node names the external symbol it stands for.
+    assert "self.assertEqual" in raws and "decimal.Decimal(amount).quantize" in raws
+
+
+def test_ids_are_deterministic_and_branch_scoped(shop_sources):
+    first, again, other = resolve(shop_sources), resolve(shop_sources), resolve(shop_sources, branch="feature")
+    ids = lambda graph: sorted(n.id for s in graph for n in s.nodes)  # noqa: E731
+    assert ids(first) == ids(again)
+    assert not set(ids(first)) & set(ids(other))
+
+
+def test_tested_by_is_owned_by_the_test_file(shop_graph):
+    for s in shop_graph:
+        for e in s.edges:
+            if e.type == "TESTED_BY":
+                assert s.path.startswith("tests/")
+
+
+def test_every_reference_becomes_an_edge():
+    sources = {
+        "pkg/__init__.py": b"",
+        "pkg/a.py": b"import numpy as np\n\ndef f(x):\n    np.array(x)\n    g(x)\n    x.method()\n    (lambda: 1)()\n",
+    }
+    graph = resolve(sources)
+    calls = {(e.raw, e.resolved) for s in graph for e in s.edges if e.type == "CALLS"}
+    assert calls == {("np.array", False), ("g", False), ("x.method", False), ("(lambda: 1)", False)}
+    reasons = unresolved_of_subgraphs(graph)
+    assert reasons["numpy.array"] == "external"
+    assert reasons["g"] == "unresolved"
+    assert reasons["(lambda: 1)"] == "unresolved"
+
+
+def test_duplicate_definitions_get_distinct_ids():
+    graph = resolve({"m.py": b"if X:\n    def f():\n        pass\nelse:\n    def f():\n        pass\n"})
+    functions = [n for s in graph for n in s.nodes if n.label == "Function"]
+    assert len(functions) == 2 and functions[0].id != functions[1].id
+    assert {n.props["qualname"] for n in functions} == {"m.f"}
+
+
+def test_sibling_module_import_from_a_test_directory():
+    graph = resolve(
+        {
+            "tests/helpers.py": b"def build():\n    return 1\n",
+            "tests/test_x.py": b"from helpers import build\n\ndef test_build():\n    build()\n",
+        }
+    )
+    assert ("tests.test_x.test_build", "CALLS", "tests.helpers.build", True) in edges_of_subgraphs(graph)
+    assert ("tests.helpers.build", "TESTED_BY", "tests.test_x.test_build", True) in edges_of_subgraphs(graph)
