@@ -159,8 +159,28 @@ class PgStore:
 
     # ----- branch metadata --------------------------------------------------------------
 
-    def record_branch(self, record: BranchRecord) -> None:
+    def branch_is_new(self, repo: str, branch: str) -> bool:
+        """True when the branch was never indexed and no ingest of it ever started."""
         with self._transaction() as cur:
+            cur.execute(
+                "SELECT EXISTS (SELECT 1 FROM branches WHERE repo = %s AND branch = %s) "
+                "OR EXISTS (SELECT 1 FROM ingest_runs WHERE repo = %s AND branch = %s)",
+                (repo, branch, repo, branch),
+            )
+            return not cur.fetchone()[0]
+
+    def start_run(self, repo: str, branch: str, commit: str) -> None:
+        with self._transaction() as cur:
+            cur.execute(
+                "INSERT INTO ingest_runs (repo, branch, target) VALUES (%s, %s, %s) "
+                "ON CONFLICT (repo, branch) DO UPDATE SET target = EXCLUDED.target, started_at = now()",
+                (repo, branch, commit),
+            )
+
+    def record_branch(self, record: BranchRecord) -> None:
+        """Advance the branch to its new indexed commit and close the run, atomically."""
+        with self._transaction() as cur:
+            cur.execute("DELETE FROM ingest_runs WHERE repo = %s AND branch = %s", (record.repo, record.branch))
             cur.execute(
                 "INSERT INTO branches (repo, branch, repo_path, indexed_commit, indexed_at, embedder, counts, unresolved_rate) "
                 "VALUES (%s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (repo, branch) DO UPDATE SET "

@@ -20,6 +20,12 @@ class GraphStore(Protocol):
     def replace_files(self, repo: str, branch: str, subgraphs: Sequence[FileSubgraph]) -> None:
         """Replace each file's subgraph; every file is written whole in one transaction."""
 
+    def has_branch(self, repo: str, branch: str) -> bool:
+        """Whether any file of the branch is stored."""
+
+    def write_new_branch(self, repo: str, branch: str, subgraphs: Sequence[FileSubgraph]) -> None:
+        """Bulk-write a branch the store holds nothing of (faster than replacing files)."""
+
     def delete_files_except(self, repo: str, branch: str, keep_paths: Iterable[str]) -> int:
         """Delete the subgraphs of files of the branch not in ``keep_paths``; return how many."""
 

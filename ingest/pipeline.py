@@ -118,11 +118,18 @@ def ingest_branch(
         _count(subgraphs, summary)
         with clock.stage("graph_write"):
             graph.ensure_schema()
-            for start in range(0, len(subgraphs), _FILES_PER_WRITE):
-                graph.replace_files(name, branch, subgraphs[start : start + _FILES_PER_WRITE])
-                report("write", min(start + _FILES_PER_WRITE, len(subgraphs)), len(subgraphs))
-            summary.files_deleted = graph.delete_files_except(name, branch, [s.path for s in subgraphs])
-            graph.prune_unresolved(name, branch)
+            new_branch = pg.branch_is_new(name, branch) and not graph.has_branch(name, branch)
+            pg.start_run(name, branch, summary.commit)
+            if new_branch:
+                report("write", 0, 1)
+                graph.write_new_branch(name, branch, subgraphs)
+                report("write", 1, 1)
+            else:
+                for start in range(0, len(subgraphs), _FILES_PER_WRITE):
+                    graph.replace_files(name, branch, subgraphs[start : start + _FILES_PER_WRITE])
+                    report("write", min(start + _FILES_PER_WRITE, len(subgraphs)), len(subgraphs))
+                summary.files_deleted = graph.delete_files_except(name, branch, [s.path for s in subgraphs])
+                graph.prune_unresolved(name, branch)
         with clock.stage("embed"):
             texts = {entry.path: source.text for entry, source in sources}
             _embed(pg, embedder, name, branch, subgraphs, texts, summary, report)

@@ -41,3 +41,14 @@ CREATE TABLE IF NOT EXISTS branches (
     unresolved_rate double precision,
     PRIMARY KEY (repo, branch)
 );
+
+-- An ingest that started writing and has not recorded its branch yet. A row left behind
+-- means a crashed run: the graph may hold part of the branch, so the next run replaces file
+-- by file instead of bulk-creating.
+CREATE TABLE IF NOT EXISTS ingest_runs (
+    repo        text NOT NULL,
+    branch      text NOT NULL,
+    target      text NOT NULL,         -- the commit being indexed
+    started_at  timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (repo, branch)
+);

@@ -12,6 +12,7 @@ from branchgraph.errors import GitError, ReadOnlyViolation
 from expected_shop import EDGES, FILES, SYMBOLS, UNRESOLVED
 from gitrepo import Symlink, commit_files, init_repo
 from graph_view import stored_edge_count, stored_edges
+from test_resolve_python import resolve
 
 pytestmark = [pytest.mark.neo4j, pytest.mark.postgres]
 
@@ -176,3 +177,16 @@ def test_embedded_postgres_default_lives_in_the_index_dir(shop_repo: Path, neo4j
     assert (shop_repo / ".branchgraph" / "postgres" / "PG_VERSION").exists()
     assert (shop_repo / ".branchgraph" / ".gitignore").read_text() == "*\n"
     assert [s.branch for s in api.status(shop_repo, config=config)] == ["main"]
+
+
+def test_a_crashed_first_ingest_converges_on_rerun(shop_repo: Path, shop_sources, config, graph_store, pg_store):
+    # A first ingest that died mid-write: the run is open and only some files reached the graph.
+    partial = [s for s in resolve(shop_sources, repo=shop_repo.name) if s.path.startswith("src/shop/billing")]
+    pg_store.start_run(shop_repo.name, "main", "0" * 40)
+    graph_store.write_new_branch(shop_repo.name, "main", partial)
+    assert api.status(shop_repo, config=config) == []
+
+    api.ingest(shop_repo, config=config)
+    assert stored_edges(graph_store, shop_repo.name, "main") == EDGES
+    assert pg_store.branch_is_new(shop_repo.name, "main") is False
+

@@ -10,9 +10,9 @@ from expected_shop import EDGES, FILES, SYMBOLS, UNRESOLVED
 from graph_view import edges_of_subgraphs, symbols_of_subgraphs, unresolved_of_subgraphs
 
 
-def resolve(sources: dict[str, bytes], branch: str = "main"):
+def resolve(sources: dict[str, bytes], branch: str = "main", repo: str = "shop"):
     files = [SourceFile(path, f"blob-{path}", extract("python", data)) for path, data in sources.items()]
-    return resolve_python("shop", branch, files)
+    return resolve_python(repo, branch, files)
 
 
 @pytest.fixture

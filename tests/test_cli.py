@@ -1,0 +1,103 @@
+"""The branchgraph command: help everywhere, JSON documents, exit codes, clear errors."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import click
+import pytest
+from click.testing import CliRunner
+
+from branchgraph.cli import cli
+from expected_shop import FILES
+
+README = Path(__file__).parent.parent / "README.md"
+
+
+def all_commands(group: click.Group, prefix: str = ""):
+    for name, command in group.commands.items():
+        yield f"{prefix}{name}", command
+        if isinstance(command, click.Group):
+            yield from all_commands(command, f"{prefix}{name} ")
+
+
+def test_every_command_has_help_and_is_documented():
+    readme = README.read_text()
+    for name, command in all_commands(cli):
+        assert command.help and command.get_short_help_str(), f"{name} has no help text"
+        result = CliRunner().invoke(cli, [*name.split(), "--help"])
+        assert result.exit_code == 0, result.output
+        assert f"branchgraph {name}" in readme, f"README does not document `branchgraph {name}`"
+
+
+def test_usage_errors_exit_2(tmp_path: Path):
+    assert CliRunner().invoke(cli, ["cypher"]).exit_code == 2
+    assert CliRunner().invoke(cli, ["ingest", str(tmp_path), "--rev", "HEAD"]).exit_code == 2
+    assert CliRunner().invoke(cli, ["nosuchcommand"]).exit_code == 2
+
+
+def test_not_a_repository_exits_1(tmp_path: Path):
+    result = CliRunner().invoke(cli, ["ingest", str(tmp_path)], env={"BRANCHGRAPH_NEO4J_URI": "bolt://127.0.0.1:1"})
+    assert result.exit_code == 1
+    assert "not a git repository" in result.output
+
+
+def test_unreachable_neo4j_is_a_clear_failure(shop_repo: Path):
+    result = CliRunner().invoke(cli, ["ingest", str(shop_repo)], env={"BRANCHGRAPH_NEO4J_URI": "bolt://127.0.0.1:1"})
+    assert result.exit_code == 1
+    assert "cannot reach Neo4j at bolt://127.0.0.1:1" in result.output
+    assert "Traceback" not in result.output
+
+
+@pytest.fixture
+def service_env(neo4j_uri: str, pg_url: str) -> dict[str, str]:
+    return {"BRANCHGRAPH_NEO4J_URI": neo4j_uri, "BRANCHGRAPH_DATABASE_URL": pg_url, "BRANCHGRAPH_EMBEDDER": "hashing"}
+
+
+@pytest.mark.neo4j
+@pytest.mark.postgres
+def test_ingest_status_cypher_end_to_end(shop_repo: Path, service_env):
+    runner = CliRunner()
+    result = runner.invoke(cli, ["ingest", str(shop_repo), "--json"], env=service_env)
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.output)
+    assert {"repo", "branch", "commit", "files", "skipped", "nodes", "edges", "dangling", "unresolved_rate", "seconds"} <= set(summary)
+    assert (summary["repo"], summary["branch"], summary["files"]) == (shop_repo.name, "main", len(FILES))
+
+    human = runner.invoke(cli, ["ingest", str(shop_repo)], env=service_env)
+    assert human.exit_code == 0 and f"Indexed {shop_repo.name}@main" in human.output
+
+    status = runner.invoke(cli, ["status", str(shop_repo), "--json"], env=service_env)
+    assert status.exit_code == 0, status.output
+    (state,) = json.loads(status.output)
+    assert (state["branch"], state["indexed_commit"], state["behind_commits"]) == ("main", summary["commit"], 0)
+    assert "up to date" in runner.invoke(cli, ["status", str(shop_repo)], env=service_env).output
+
+    rows = runner.invoke(
+        cli,
+        ["cypher", "MATCH (f:Function {repo: $repo, name: $name}) RETURN f.qualname AS q", "--param", f"repo={shop_repo.name}", "--param", "name=rate", "--json"],
+        env=service_env,
+    )
+    assert rows.exit_code == 0, rows.output
+    assert json.loads(rows.output) == [{"q": "shop.billing.tax.rate"}]
+
+    refused = runner.invoke(cli, ["cypher", "MATCH (n {repo: $r}) DETACH DELETE n", "--param", f"r={shop_repo.name}"], env=service_env)
+    assert refused.exit_code == 1
+    assert "refused" in refused.output
+    still = runner.invoke(cli, ["cypher", "MATCH (n {repo: $r}) RETURN count(n) AS n", "--param", f"r={shop_repo.name}", "--json"], env=service_env)
+    assert json.loads(still.output)[0]["n"] > 0
+
+
+@pytest.mark.neo4j
+@pytest.mark.postgres
+def test_installed_command_runs_as_a_process(shop_repo: Path, service_env):
+    exe = shutil.which("branchgraph", path=str(Path(sys.executable).parent)) or shutil.which("branchgraph")
+    assert exe, "the branchgraph console script is not installed"
+    proc = subprocess.run([exe, "ingest", str(shop_repo), "--json"], env={**os.environ, **service_env}, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["files"] == len(FILES)
