@@ -23,7 +23,7 @@ from branchgraph.graph.store import GraphStore
 from branchgraph.ingest import git
 from branchgraph.ingest.embed.base import Embedder, content_key
 from branchgraph.ingest.embed.text import enriched_text
-from branchgraph.ingest.extract import extract
+from branchgraph.ingest.extract import extract_all
 from branchgraph.ingest.files import SKIP_SUBMODULE, SKIP_SYMLINK, SourceText, classify, conflict_marker_lines
 from branchgraph.ingest.languages import language_for_path
 from branchgraph.ingest.resolve_python import SourceFile, resolve_python
@@ -106,8 +106,8 @@ def ingest_branch(
             sources = _read_sources(repo, commit, max_file_bytes, summary, report)
         with clock.stage("parse"):
             files = []
-            for done, (entry, source) in enumerate(sources, 1):
-                parsed = extract(language_for_path(entry.path).name, source.data)
+            jobs = [(language_for_path(entry.path).name, source.data) for entry, source in sources]
+            for done, ((entry, source), parsed) in enumerate(zip(sources, extract_all(jobs)), 1):
                 files.append(SourceFile(entry.path, entry.blob_sha, parsed, conflict_marker_lines(source.data)))
                 report("parse", done, len(sources))
         summary.files = len(files)

@@ -121,6 +121,8 @@ class PythonResolver:
         self._in_progress: set[tuple] = set()
         self._bases: dict[str, list[tuple[str, int, _Value]]] = {}
         self.file_ids: dict[str, str] = {}
+        self._unresolved: dict[tuple[str, str], Node] = {}
+        self._base_refs: dict[tuple[str, int], list] = {}
         for f in files:
             self._index_file(f)
         self._by_id = {s.id: s for s in self.symbols.values()}
@@ -153,7 +155,9 @@ class PythonResolver:
         for a in f.parsed.assignments:
             self._bind(f.path, a.scope, a.name, ("call_result", a.callee, a.scope), keep_existing=True)
         for ref in f.parsed.references:
-            if ref.kind == "param_type" and ref.param:
+            if ref.kind == "base":
+                self._base_refs.setdefault((f.path, ref.scope), []).append(ref)
+            elif ref.kind == "param_type" and ref.param:
                 self._bind(f.path, ref.scope, ref.param, ("annotated", ref.raw, defs[ref.scope].parent if ref.scope is not None else None))
 
     @staticmethod
@@ -352,10 +356,9 @@ class PythonResolver:
         self._bases[cls.id] = []  # guards against a class that inherits from itself
         d = cls.definition
         bases = []
-        for ref in cls.file.parsed.references:
-            if ref.kind == "base" and ref.scope == cls.index:
-                raw = ref.raw.split("[", 1)[0]
-                bases.append((ref.raw, ref.line, self._resolve_dotted(cls.file.path, d.parent, raw)))
+        for ref in self._base_refs.get((cls.file.path, cls.index), ()):
+            raw = ref.raw.split("[", 1)[0]
+            bases.append((ref.raw, ref.line, self._resolve_dotted(cls.file.path, d.parent, raw)))
         self._bases[cls.id] = bases
         return bases
 
@@ -468,7 +471,8 @@ class PythonResolver:
                         "docstring": d.docstring[:_MAX_DOCSTRING],
                         "decorators": list(d.decorators),
                         "is_test": symbol.is_test,
-                        "has_conflict": any(d.start_line <= line <= d.end_line for line in f.conflict_lines),
+                        "has_conflict": bool(f.conflict_lines)
+                        and any(d.start_line <= line <= d.end_line for line in f.conflict_lines),
                     },
                 )
             )
@@ -548,6 +552,12 @@ class PythonResolver:
         return None
 
     def _unresolved_node(self, raw: str, reason: str) -> Node:
+        cached = self._unresolved.get((raw, reason))
+        if cached is None:
+            cached = self._unresolved[(raw, reason)] = self._new_unresolved_node(raw, reason)
+        return cached
+
+    def _new_unresolved_node(self, raw: str, reason: str) -> Node:
         return Node(
             node_id(self.repo, self.branch, "", "Unresolved", f"{reason}:{raw}"),
             "Unresolved",
