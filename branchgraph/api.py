@@ -13,6 +13,7 @@ from branchgraph.graph.store import DEFAULT_QUERY_TIMEOUT_S, DEFAULT_ROW_LIMIT
 from branchgraph.ingest import git
 from branchgraph.ingest.embed import make_embedder
 from branchgraph.ingest.pipeline import IngestSummary, Progress, ingest_branch, repo_name_for
+from branchgraph.queries import NamedQuery, named_queries, named_query
 from branchgraph.stores import open_graph_store, open_pg_store
 
 
@@ -109,3 +110,21 @@ def cypher(
     config = config or Config.load()
     with open_graph_store(config) as graph:
         return graph.read_query(query, params, timeout_s=timeout_s, limit=limit)
+
+
+def list_queries() -> list[NamedQuery]:
+    """The named queries shipped in ``cypher/``."""
+    return list(named_queries().values())
+
+
+def run_named_query(
+    name: str,
+    params: dict[str, Any] | None = None,
+    *,
+    config: Config | None = None,
+    timeout_s: float = DEFAULT_QUERY_TIMEOUT_S,
+    limit: int = DEFAULT_ROW_LIMIT,
+) -> list[dict[str, Any]]:
+    """Run a named query with its defaults filled in (read-only, like ``cypher``)."""
+    query = named_query(name)
+    return cypher(query.text, query.bind(params or {}), config=config, timeout_s=timeout_s, limit=limit)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import asdict
 from typing import Any
 
 import click
@@ -152,6 +153,19 @@ def _parse_param(text: str) -> tuple[str, Any]:
         return key, value
 
 
+def _print_rows(rows: list[dict[str, Any]], as_json: bool) -> None:
+    if as_json:
+        _emit_json(rows)
+        return
+    if not rows:
+        click.echo("(no rows)")
+        return
+    columns = list(rows[0].keys())
+    click.echo("\t".join(columns))
+    for row in rows:
+        click.echo("\t".join(row[c] if isinstance(row.get(c), str) else json.dumps(row.get(c), default=str) for c in columns))
+
+
 @cli.command()
 @click.argument("query")
 @click.option("--param", "params", multiple=True, metavar="K=V", help="Query parameter; V is parsed as JSON when it parses, else a string.")
@@ -170,13 +184,33 @@ def cypher(query: str, params: tuple[str, ...], limit: int, timeout_s: float, as
         raise click.ClickException(f"refused: {exc}") from exc
     except BranchgraphError as exc:
         raise _fail(exc) from exc
-    if as_json:
-        _emit_json(rows)
+    _print_rows(rows, as_json)
+
+
+@cli.command()
+@click.argument("name", required=False)
+@click.option("--param", "params", multiple=True, metavar="K=V", help="Query parameter; V is parsed as JSON when it parses, else a string.")
+@click.option("--list", "list_only", is_flag=True, help="List the named queries and their parameters.")
+@click.option("--limit", default=1000, show_default=True, help="Stop after this many rows.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON (rows, or the query list with --list).")
+def query(name: str | None, params: tuple[str, ...], list_only: bool, limit: int, as_json: bool) -> None:
+    """Run the named query NAME from cypher/ (read-only), or list them with --list.
+
+    Example: branchgraph query callers --param repo=shop --param branch=main --param qualname=shop.tax.rate
+    """
+    if list_only or name is None:
+        queries = api.list_queries()
+        if as_json:
+            _emit_json([{"name": q.name, "summary": q.summary, "params": [asdict(p) for p in q.params]} for q in queries])
+            return
+        for q in queries:
+            click.echo(f"{q.name}: {q.summary}")
+            for p in q.params:
+                default = "" if p.required else f" (default {json.dumps(p.default)})"
+                click.echo(f"    --param {p.name}=...  {p.description}{default}")
         return
-    if not rows:
-        click.echo("(no rows)")
-        return
-    columns = list(rows[0].keys())
-    click.echo("\t".join(columns))
-    for row in rows:
-        click.echo("\t".join(json.dumps(row.get(c), default=str) if not isinstance(row.get(c), str) else row[c] for c in columns))
+    try:
+        rows = api.run_named_query(name, dict(_parse_param(p) for p in params), config=Config.load(), limit=limit)
+    except BranchgraphError as exc:
+        raise _fail(exc) from exc
+    _print_rows(rows, as_json)

@@ -190,3 +190,42 @@ def test_a_crashed_first_ingest_converges_on_rerun(shop_repo: Path, shop_sources
     assert stored_edges(graph_store, shop_repo.name, "main") == EDGES
     assert pg_store.branch_is_new(shop_repo.name, "main") is False
 
+
+
+def test_named_queries_answer_impact_questions(shop_repo: Path, config):
+    api.ingest(shop_repo, config=config)
+    base = {"repo": shop_repo.name, "branch": "main"}
+    callers = api.run_named_query("callers", {**base, "qualname": "shop.billing.tax.rate"}, config=config)
+    assert [(r["caller"], r["distance"]) for r in callers] == [
+        ("shop.billing.tax.apply", 1),
+        ("tests.tests_tax.TaxTests.test_rate", 1),
+        ("shop.billing.invoice.Invoice.total", 2),
+        ("tests.tests_tax.TaxTests.helper", 2),
+        ("shop.billing.invoice.Invoice.render", 3),
+        ("shop.payments.Payment.full", 3),
+    ]
+    tests = api.run_named_query("tests_for", {**base, "qualname": "shop.billing.invoice.Invoice.add_line"}, config=config)
+    assert [r["test"] for r in tests] == ["tests.test_invoice.TestPayment.test_refund"]
+    callees = api.run_named_query("callees", {**base, "qualname": "shop.billing.invoice.Invoice.render", "depth": 1}, config=config)
+    assert {r["callee"] for r in callees} == {
+        "shop.billing.invoice.Invoice.total",
+        "shop.core.base.BaseDocument.validate",
+        "shop.core.money.format_money",
+        "json.dumps",
+    }
+    dangling = api.run_named_query("dangling", base, config=config)
+    assert {r["raw"] for r in dangling} == {raw for raw, reason in UNRESOLVED.items() if reason == "unresolved"}
+    symbol = api.run_named_query("symbol", {**base, "name": "refund"}, config=config)
+    assert [(r["qualname"], r["start_line"]) for r in symbol] == [("shop.payments.Payment.refund", 13)]
+
+
+def test_named_query_parameters_are_checked():
+    from branchgraph.queries import UnknownQuery
+
+    with pytest.raises(UnknownQuery, match="needs --param for qualname"):
+        api.run_named_query("callers", {"repo": "r", "branch": "b"})
+    with pytest.raises(UnknownQuery, match="no parameter nope"):
+        api.run_named_query("callers", {"nope": 1})
+    with pytest.raises(UnknownQuery, match="no named query"):
+        api.run_named_query("nosuch", {})
+    assert {q.name for q in api.list_queries()} == {"callers", "callees", "dangling", "symbol", "tests_for"}
