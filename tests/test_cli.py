@@ -101,3 +101,12 @@ def test_installed_command_runs_as_a_process(shop_repo: Path, service_env):
     proc = subprocess.run([exe, "ingest", str(shop_repo), "--json"], env={**os.environ, **service_env}, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["files"] == len(FILES)
+
+
+@pytest.mark.neo4j
+def test_unreachable_postgres_is_a_clear_failure(shop_repo: Path, neo4j_uri: str):
+    env = {"BRANCHGRAPH_NEO4J_URI": neo4j_uri, "BRANCHGRAPH_DATABASE_URL": "postgresql://nobody@127.0.0.1:1/none"}
+    result = CliRunner().invoke(cli, ["ingest", str(shop_repo)], env=env)
+    assert result.exit_code == 1
+    assert "cannot reach PostgreSQL (postgresql://nobody@127.0.0.1:1/none)" in result.output
+    assert "Traceback" not in result.output

@@ -229,3 +229,14 @@ def test_named_query_parameters_are_checked():
     with pytest.raises(UnknownQuery, match="no named query"):
         api.run_named_query("nosuch", {})
     assert {q.name for q in api.list_queries()} == {"callers", "callees", "dangling", "symbol", "tests_for"}
+
+
+def test_a_bare_clone_is_indexed_from_its_object_store(shop_repo: Path, tmp_path: Path, config, graph_store):
+    from dulwich import porcelain
+
+    bare = tmp_path / f"{shop_repo.name}.git"
+    porcelain.clone(str(shop_repo), str(bare), bare=True, checkout=False).close()
+    summary = api.ingest(bare, config=config)
+    assert summary.repo == shop_repo.name  # the .git suffix is not part of the name
+    assert summary.files == len(FILES)
+    assert stored_edges(graph_store, shop_repo.name, "main") == EDGES
