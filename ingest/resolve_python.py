@@ -247,20 +247,23 @@ class PythonResolver:
             return None
         raise AssertionError(f"unknown binding {binding!r}")
 
-    def _lookup(self, path: str, scope: int | None, name: str) -> _Value:
-        """Look ``name`` up from ``scope`` outward: functions, module, builtins."""
-        key = ("lookup", path, scope, name)
+    def _memo(self, key: tuple, compute) -> _Value:
+        """Cache a resolution; a lookup that re-enters itself (an import cycle) finds nothing."""
         if key in self._cache:
             return self._cache[key]
         if key in self._in_progress:
             return None
         self._in_progress.add(key)
         try:
-            value = self._lookup_uncached(path, scope, name)
+            value = compute()
         finally:
             self._in_progress.discard(key)
         self._cache[key] = value
         return value
+
+    def _lookup(self, path: str, scope: int | None, name: str) -> _Value:
+        """Look ``name`` up from ``scope`` outward: functions, module, builtins."""
+        return self._memo(("lookup", path, scope, name), lambda: self._lookup_uncached(path, scope, name))
 
     def _lookup_uncached(self, path: str, scope: int | None, name: str) -> _Value:
         f = self._file(path)
@@ -300,18 +303,7 @@ class PythonResolver:
         return None
 
     def _member(self, value: _Value, attr: str) -> _Value:
-        key = ("member", value, attr)
-        if key in self._cache:
-            return self._cache[key]
-        if key in self._in_progress:
-            return None
-        self._in_progress.add(key)
-        try:
-            result = self._member_uncached(value, attr)
-        finally:
-            self._in_progress.discard(key)
-        self._cache[key] = result
-        return result
+        return self._memo(("member", value, attr), lambda: self._member_uncached(value, attr))
 
     def _member_uncached(self, value: _Value, attr: str) -> _Value:
         if isinstance(value, _Ext):
