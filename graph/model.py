@@ -24,14 +24,29 @@ EDGE_TYPES = (
 )
 
 
+BRANCH_PREFIX_LEN = 16
+
+
+def branch_prefix(repo: str, branch: str) -> str:
+    """The first part of every id on a branch: a hash of (repo, branch)."""
+    return hashlib.blake2b(f"{repo}\x1f{branch}".encode("utf-8"), digest_size=BRANCH_PREFIX_LEN // 2).hexdigest()
+
+
 def node_id(repo: str, branch: str, path: str, label: str, qualname: str, ordinal: int = 0) -> str:
-    """Return the deterministic id of a node.
+    """Return the deterministic id of a node: hash(repo, branch) + hash(repo, path, label,
+    qualname, ordinal).
 
     The ordinal tells apart symbols that share a qualname in one file (a function redefined
-    under an ``if``), so re-ingesting the same commit yields the same ids.
+    under an ``if``). The branch part is a separate prefix so a store can copy a branch to a
+    new one by swapping prefixes, without recomputing hashes it cannot compute.
     """
-    key = "\x1f".join((repo, branch, path, label, qualname, str(ordinal)))
-    return hashlib.blake2b(key.encode("utf-8"), digest_size=16).hexdigest()
+    key = "\x1f".join((repo, path, label, qualname, str(ordinal)))
+    return branch_prefix(repo, branch) + hashlib.blake2b(key.encode("utf-8"), digest_size=16).hexdigest()
+
+
+def rebranch_id(node_id_: str, new_prefix: str) -> str:
+    """The id the same node has on the branch whose prefix is ``new_prefix``."""
+    return new_prefix + node_id_[BRANCH_PREFIX_LEN:]
 
 
 def content_hash(text: str) -> str:

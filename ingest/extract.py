@@ -7,20 +7,23 @@ There is no hand-written tree walker per language: the ``.scm`` capture names (s
 from __future__ import annotations
 
 import bisect
+import json
+import zlib
 import multiprocessing
 import os
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 from tree_sitter import Node as TSNode
 from tree_sitter import Query, QueryCursor
 
 from branchgraph.graph.model import content_hash
+from branchgraph.ingest.files import conflict_marker_lines
 from branchgraph.ingest.languages import new_parser, tag_query, ts_language
 
 # Bumped whenever extraction output changes, so caches keyed by blob SHA are invalidated.
-EXTRACTOR_VERSION = 1
+EXTRACTOR_VERSION = 2
 
 _MAX_RAW = 200
 # Nodes a broad capture such as `(argument_list (_) @reference.base)` may hit that name nothing.
@@ -88,6 +91,8 @@ class ParsedFile:
     docstring: str
     parse_errors: int
     line_count: int
+    size: int  # bytes
+    conflict_lines: list[int]  # lines holding git conflict markers
 
 
 def _text(node: TSNode) -> str:
@@ -263,6 +268,8 @@ def extract(language: str, data: bytes) -> ParsedFile:
         docstring=module_doc,
         parse_errors=_count_errors(language, root),
         line_count=data.count(b"\n") + (0 if data.endswith(b"\n") or not data else 1),
+        size=len(data),
+        conflict_lines=conflict_marker_lines(data),
     )
 
 
@@ -287,3 +294,46 @@ def extract_all(jobs: list[tuple[str, bytes]], workers: int | None = None) -> It
     context = multiprocessing.get_context("fork" if "fork" in methods else None)
     with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
         yield from pool.map(_extract_job, jobs, chunksize=16)
+
+
+def encode_parsed(parsed: ParsedFile) -> bytes:
+    """Compact, version-independent bytes for the parse cache (JSON, zlib)."""
+    document = [
+        parsed.language,
+        [[getattr(d, f) for f in _DEF_FIELDS] for d in parsed.definitions],
+        [[getattr(r, f) for f in _REF_FIELDS] for r in parsed.references],
+        [[getattr(i, f) for f in _IMPORT_FIELDS] for i in parsed.imports],
+        [[getattr(a, f) for f in _ASSIGN_FIELDS] for a in parsed.assignments],
+        parsed.globals,
+        parsed.docstring,
+        parsed.parse_errors,
+        parsed.line_count,
+        parsed.size,
+        parsed.conflict_lines,
+    ]
+    return zlib.compress(json.dumps(document, separators=(",", ":")).encode("utf-8"), 6)
+
+
+def decode_parsed(blob: bytes) -> ParsedFile:
+    (language, defs, refs, imports, assigns, module_globals, doc, errors, lines, size, conflicts) = json.loads(
+        zlib.decompress(blob)
+    )
+    return ParsedFile(
+        language=language,
+        definitions=[Definition(**dict(zip(_DEF_FIELDS, row))) for row in defs],
+        references=[Reference(**dict(zip(_REF_FIELDS, row))) for row in refs],
+        imports=[Import(**dict(zip(_IMPORT_FIELDS, row))) for row in imports],
+        assignments=[Assignment(**dict(zip(_ASSIGN_FIELDS, row))) for row in assigns],
+        globals=module_globals,
+        docstring=doc,
+        parse_errors=errors,
+        line_count=lines,
+        size=size,
+        conflict_lines=conflicts,
+    )
+
+
+_DEF_FIELDS = tuple(f.name for f in fields(Definition))
+_REF_FIELDS = tuple(f.name for f in fields(Reference))
+_IMPORT_FIELDS = tuple(f.name for f in fields(Import))
+_ASSIGN_FIELDS = tuple(f.name for f in fields(Assignment))

@@ -24,7 +24,7 @@ from branchgraph.ingest import git
 from branchgraph.ingest.embed.base import Embedder, content_key
 from branchgraph.ingest.embed.text import enriched_text
 from branchgraph.ingest.extract import extract_all
-from branchgraph.ingest.files import SKIP_SUBMODULE, SKIP_SYMLINK, SourceText, classify, conflict_marker_lines
+from branchgraph.ingest.files import SKIP_SUBMODULE, SKIP_SYMLINK, SourceText, classify
 from branchgraph.ingest.languages import language_for_path
 from branchgraph.ingest.resolve_python import SourceFile, resolve_python
 
@@ -108,7 +108,7 @@ def ingest_branch(
             files = []
             jobs = [(language_for_path(entry.path).name, source.data) for entry, source in sources]
             for done, ((entry, source), parsed) in enumerate(zip(sources, extract_all(jobs)), 1):
-                files.append(SourceFile(entry.path, entry.blob_sha, parsed, conflict_marker_lines(source.data)))
+                files.append(SourceFile(entry.path, entry.blob_sha, parsed))
                 report("parse", done, len(sources))
         summary.files = len(files)
         summary.parse_errors = sum(f.parsed.parse_errors for f in files)

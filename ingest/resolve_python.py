@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from branchgraph.graph.model import Edge, FileSubgraph, Node, node_id
 from branchgraph.ingest.extract import Definition, ParsedFile
@@ -47,7 +47,10 @@ class SourceFile:
     path: str
     blob_sha: str
     parsed: ParsedFile
-    conflict_lines: list[int] = field(default_factory=list)
+
+    @property
+    def conflict_lines(self) -> list[int]:
+        return self.parsed.conflict_lines
 
 
 @dataclass(eq=False, slots=True)

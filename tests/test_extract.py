@@ -97,3 +97,12 @@ def test_deeply_nested_source_does_not_crash():
     names = by_name(parsed)
     for i in range(1, depth):
         assert defs[names[f"f{i}"].parent].name == f"f{i - 1}"
+
+
+def test_parse_cache_encoding_round_trips():
+    from branchgraph.ingest.extract import decode_parsed, encode_parsed
+
+    parsed = extract("python", SOURCE + b"<<<<<<< HEAD\nx = 1\n=======\nx = 2\n>>>>>>> b\n")
+    again = decode_parsed(encode_parsed(parsed))
+    assert again == parsed
+    assert again.conflict_lines == [22, 24, 26]
