@@ -46,10 +46,18 @@ def ingest(
     *,
     branch: str | None = None,
     rev: str | None = None,
+    base: str | None = None,
+    full: bool = False,
+    wait_for_lock: bool = True,
     config: Config | None = None,
     progress: Progress | None = None,
 ) -> IngestSummary:
-    """Index a branch (or ``rev`` under the name ``branch``) of the repository at ``path``."""
+    """Index a branch (or ``rev`` under the name ``branch``) of the repository at ``path``.
+
+    An indexed branch is updated incrementally; a new one is cloned from the nearest indexed
+    branch (or ``base``) when cheaper; ``full`` re-parses and rewrites every file. With
+    ``wait_for_lock`` False, a concurrent ingest of the same branch raises ``IngestLocked``.
+    """
     root, config = _root_and_config(path, config)
     embedder = make_embedder(
         config.embedder,
@@ -66,6 +74,9 @@ def ingest(
             embedder,
             branch=branch,
             rev=rev,
+            base=base,
+            full=full,
+            wait_for_lock=wait_for_lock,
             max_file_bytes=config.max_file_bytes,
             progress=progress,
         )

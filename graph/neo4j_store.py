@@ -18,7 +18,7 @@ from neo4j import GraphDatabase
 from neo4j.exceptions import AuthError, ClientError, DriverError, Neo4jError, ServiceUnavailable
 
 from branchgraph.errors import ReadOnlyViolation, StoreError, StoreUnavailable
-from branchgraph.graph.model import NODE_LABELS, FileSubgraph
+from branchgraph.graph.model import BRANCH_PREFIX_LEN, NODE_LABELS, FileSubgraph, branch_prefix
 from branchgraph.graph.store import DEFAULT_QUERY_TIMEOUT_S, DEFAULT_ROW_LIMIT
 
 # Files are grouped into one transaction until this many rows; a file is never split.
@@ -139,31 +139,81 @@ class Neo4jGraphStore:
         with ThreadPoolExecutor(max_workers=_WRITERS) as pool:
             list(pool.map(run, jobs))
 
-    def delete_files_except(self, repo: str, branch: str, keep_paths: Iterable[str]) -> int:
-        keep = sorted(set(keep_paths))
-
-        def work(tx: neo4j.ManagedTransaction) -> int:
-            paths = [
-                r["path"]
-                for r in tx.run(
-                    "MATCH (f:File {repo: $repo, branch: $branch}) WHERE NOT f.path IN $keep RETURN f.path AS path",
-                    repo=repo,
-                    branch=branch,
-                    keep=keep,
-                )
-            ]
-            if paths:
-                tx.run(
-                    "UNWIND $paths AS p MATCH (f:File {repo: $repo, branch: $branch, path: p}) "
-                    "OPTIONAL MATCH (f)-[:DEFINES*]->(n) DETACH DELETE n, f",
-                    repo=repo,
-                    branch=branch,
-                    paths=paths,
-                ).consume()
-            return len(paths)
-
+    def clone_branch(self, repo: str, source: str, target: str) -> None:
+        """Copy every node and edge of ``source`` to ``target`` inside Neo4j, rebranching ids
+        (a prefix swap, see ``graph.model.node_id``). ``target`` must hold nothing yet."""
+        params = {"repo": repo, "source": source, "target": target, "prefix": branch_prefix(repo, target), "cut": BRANCH_PREFIX_LEN}
         with self._session() as session:
-            return self._run_translated(lambda: session.execute_write(work))
+            for label in NODE_LABELS:
+                self._run_translated(
+                    lambda: session.run(
+                        f"MATCH (n:{label} {{repo: $repo, branch: $source}}) "
+                        f"CALL (n) {{ CREATE (m:{label}) SET m = properties(n), m.branch = $target, "
+                        f"m.id = $prefix + substring(n.id, $cut) }} IN TRANSACTIONS OF {_BULK_ROWS} ROWS",
+                        params,
+                    ).consume()
+                )
+            shapes = self._run_translated(
+                lambda: list(
+                    session.run(
+                        "MATCH (f:File {repo: $repo, branch: $source}) WHERE f.path IS NOT NULL "
+                        "MATCH (f)-[:DEFINES*0..]->(n)-[r]->(b) "
+                        "RETURN DISTINCT type(r) AS t, labels(n)[0] AS a, labels(b)[0] AS b",
+                        params,
+                    )
+                )
+            )
+            for shape in shapes:
+                edge_type, src_label, dst_label = shape["t"], shape["a"], shape["b"]
+                self._run_translated(
+                    lambda: session.run(
+                        f"MATCH (a:{src_label} {{repo: $repo, branch: $source}})-[r:{edge_type}]->(b:{dst_label}) "
+                        f"CALL (a, r, b) {{ "
+                        f"MATCH (a2:{src_label} {{id: $prefix + substring(a.id, $cut)}}) "
+                        f"MATCH (b2:{dst_label} {{id: $prefix + substring(b.id, $cut)}}) "
+                        f"CREATE (a2)-[r2:{edge_type}]->(b2) SET r2 = properties(r), r2.branch = $target "
+                        f"}} IN TRANSACTIONS OF {_BULK_ROWS} ROWS",
+                        params,
+                    ).consume()
+                )
+
+    def delete_branch(self, repo: str, branch: str) -> int:
+        """Delete every node and edge of the branch in batches; return the nodes deleted."""
+        deleted = 0
+        with self._session() as session:
+            for label in NODE_LABELS:
+                record = self._run_translated(
+                    lambda: session.run(
+                        f"MATCH (n:{label} {{repo: $repo, branch: $branch}}) "
+                        f"CALL (n) {{ DETACH DELETE n }} IN TRANSACTIONS OF {_BULK_ROWS} ROWS RETURN count(*) AS n",
+                        repo=repo,
+                        branch=branch,
+                    ).single()
+                )
+                deleted += int(record["n"]) if record else 0
+        return deleted
+
+    def files_except(self, repo: str, branch: str, keep_paths: Iterable[str]) -> list[str]:
+        keep = sorted(set(keep_paths))
+        rows = self.read_query(
+            "MATCH (f:File {repo: $repo, branch: $branch}) WHERE f.path IS NOT NULL AND NOT f.path IN $keep "
+            "RETURN f.path AS path",
+            {"repo": repo, "branch": branch, "keep": keep},
+            limit=10_000_000,
+        )
+        return [r["path"] for r in rows]
+
+    def delete_files(self, repo: str, branch: str, paths: Sequence[str]) -> None:
+        if not paths:
+            return
+        query = (
+            "UNWIND $paths AS p MATCH (f:File {repo: $repo, branch: $branch, path: p}) "
+            "OPTIONAL MATCH (f)-[:DEFINES*]->(n) DETACH DELETE n, f"
+        )
+        with self._session() as session:
+            self._run_translated(
+                lambda: session.execute_write(lambda tx: tx.run(query, repo=repo, branch=branch, paths=list(paths)).consume())
+            )
 
     def prune_unresolved(self, repo: str, branch: str) -> int:
         query = (

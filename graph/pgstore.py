@@ -12,7 +12,7 @@ import hashlib
 import json
 import time
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from importlib import resources
 from typing import Any
@@ -46,6 +46,9 @@ class BranchRecord:
     embedder: str
     counts: dict[str, Any]
     unresolved_rate: float | None
+    base_branch: str | None = None
+    rename_map: dict[str, str] = field(default_factory=dict)
+    conflict_files: list[str] = field(default_factory=list)
 
 
 class IngestLocked(StoreError):
@@ -129,8 +132,11 @@ class PgStore:
             cur.execute("SELECT pg_advisory_xact_lock(4243)")
             cur.execute(statement)
 
-    def replace_node_embeddings(self, repo: str, branch: str, rows: Sequence[NodeEmbeddingRow]) -> None:
-        """Make the branch's node rows exactly ``rows``, in one transaction."""
+    def replace_node_embeddings(
+        self, repo: str, branch: str, rows: Sequence[NodeEmbeddingRow], paths: Sequence[str] | None = None
+    ) -> None:
+        """Make the branch's node rows exactly ``rows`` (within ``paths`` when given), in one
+        transaction."""
         with self._transaction() as cur:
             cur.execute(
                 "CREATE TEMP TABLE incoming (node_id text, label text, path text, qualname text, "
@@ -141,8 +147,9 @@ class PgStore:
                     copy.write_row((r.node_id, r.label, r.path, r.qualname, r.content_key, r.lexical))
             cur.execute(
                 "DELETE FROM node_embeddings n WHERE n.repo = %s AND n.branch = %s "
+                "AND (%s::text[] IS NULL OR n.path = ANY(%s::text[])) "
                 "AND NOT EXISTS (SELECT 1 FROM incoming i WHERE i.node_id = n.node_id)",
-                (repo, branch),
+                (repo, branch, None if paths is None else list(paths), None if paths is None else list(paths)),
             )
             cur.execute(
                 "INSERT INTO node_embeddings (repo, branch, node_id, label, path, qualname, content_key, lexical) "
@@ -156,6 +163,90 @@ class PgStore:
         with self._transaction() as cur:
             cur.execute("SELECT count(*) FROM node_embeddings WHERE repo = %s AND branch = %s", (repo, branch))
             return int(cur.fetchone()[0])
+
+    # ----- parse cache ----------------------------------------------------------------
+
+    def cached_parses(self, blob_shas: Iterable[str], language: str, version: int) -> dict[str, bytes]:
+        wanted = sorted(set(blob_shas))
+        if not wanted:
+            return {}
+        with self._transaction() as cur:
+            cur.execute(
+                "SELECT blob_sha, parsed FROM parse_cache WHERE language = %s AND extractor_version = %s "
+                "AND blob_sha = ANY(%s)",
+                (language, version, wanted),
+            )
+            return {sha: bytes(parsed) for sha, parsed in cur.fetchall()}
+
+    def put_parses(self, language: str, version: int, rows: Sequence[tuple[str, bytes]]) -> None:
+        if not rows:
+            return
+        with self._transaction() as cur:
+            cur.executemany(
+                "INSERT INTO parse_cache (blob_sha, language, extractor_version, parsed) VALUES (%s, %s, %s, %s) "
+                "ON CONFLICT DO NOTHING",
+                [(sha, language, version, data) for sha, data in rows],
+            )
+
+    # ----- file states ----------------------------------------------------------------
+
+    def file_states(self, repo: str, branch: str) -> dict[str, tuple[str, str | None]]:
+        """path -> (blob_sha, fingerprint) of what the graph holds; a None fingerprint means a
+        rewrite may not have finished."""
+        with self._transaction() as cur:
+            cur.execute("SELECT path, blob_sha, fingerprint FROM file_states WHERE repo = %s AND branch = %s", (repo, branch))
+            return {path: (blob, fp) for path, blob, fp in cur.fetchall()}
+
+    def mark_files_dirty(self, repo: str, branch: str, paths: Sequence[str]) -> None:
+        """Before rewriting files: forget their fingerprints, so a crash forces a rewrite."""
+        if not paths:
+            return
+        with self._transaction() as cur:
+            cur.executemany(
+                "INSERT INTO file_states (repo, branch, path, blob_sha, fingerprint) VALUES (%s, %s, %s, '', NULL) "
+                "ON CONFLICT (repo, branch, path) DO UPDATE SET fingerprint = NULL",
+                [(repo, branch, p) for p in paths],
+            )
+
+    def set_file_states(
+        self, repo: str, branch: str, states: Sequence[tuple[str, str, str]], removed: Sequence[str] = ()
+    ) -> None:
+        """Record (path, blob_sha, fingerprint) after their subgraphs were written."""
+        with self._transaction() as cur:
+            if removed:
+                cur.execute(
+                    "DELETE FROM file_states WHERE repo = %s AND branch = %s AND path = ANY(%s)", (repo, branch, list(removed))
+                )
+            cur.executemany(
+                "INSERT INTO file_states (repo, branch, path, blob_sha, fingerprint) VALUES (%s, %s, %s, %s, %s) "
+                "ON CONFLICT (repo, branch, path) DO UPDATE SET blob_sha = EXCLUDED.blob_sha, "
+                "fingerprint = EXCLUDED.fingerprint",
+                [(repo, branch, path, blob, fp) for path, blob, fp in states],
+            )
+
+    # ----- whole branches -------------------------------------------------------------
+
+    def clone_branch(self, repo: str, source: str, target: str, target_prefix: str, prefix_len: int) -> None:
+        """Copy the source branch's node rows and file states to a new branch, rebranching ids."""
+        with self._transaction() as cur:
+            cur.execute(
+                "INSERT INTO node_embeddings (repo, branch, node_id, label, path, qualname, content_key, lexical) "
+                "SELECT repo, %s, %s || substr(node_id, %s), label, path, qualname, content_key, lexical "
+                "FROM node_embeddings WHERE repo = %s AND branch = %s ON CONFLICT DO NOTHING",
+                (target, target_prefix, prefix_len + 1, repo, source),
+            )
+            cur.execute(
+                "INSERT INTO file_states (repo, branch, path, blob_sha, fingerprint) "
+                "SELECT repo, %s, path, blob_sha, fingerprint FROM file_states WHERE repo = %s AND branch = %s "
+                "ON CONFLICT DO NOTHING",
+                (target, repo, source),
+            )
+
+    def delete_branch(self, repo: str, branch: str) -> None:
+        """Drop a branch's rows; the shared caches (embeddings, parses) stay."""
+        with self._transaction() as cur:
+            for table in ("node_embeddings", "file_states", "ingest_runs", "branches"):
+                cur.execute(f"DELETE FROM {table} WHERE repo = %s AND branch = %s", (repo, branch))
 
     # ----- branch metadata --------------------------------------------------------------
 
@@ -182,11 +273,13 @@ class PgStore:
         with self._transaction() as cur:
             cur.execute("DELETE FROM ingest_runs WHERE repo = %s AND branch = %s", (record.repo, record.branch))
             cur.execute(
-                "INSERT INTO branches (repo, branch, repo_path, indexed_commit, indexed_at, embedder, counts, unresolved_rate) "
-                "VALUES (%s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (repo, branch) DO UPDATE SET "
+                "INSERT INTO branches (repo, branch, repo_path, indexed_commit, indexed_at, embedder, counts, "
+                "unresolved_rate, base_branch, rename_map, conflict_files) "
+                "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (repo, branch) DO UPDATE SET "
                 "repo_path = EXCLUDED.repo_path, indexed_commit = EXCLUDED.indexed_commit, "
                 "indexed_at = EXCLUDED.indexed_at, embedder = EXCLUDED.embedder, counts = EXCLUDED.counts, "
-                "unresolved_rate = EXCLUDED.unresolved_rate",
+                "unresolved_rate = EXCLUDED.unresolved_rate, base_branch = EXCLUDED.base_branch, "
+                "rename_map = EXCLUDED.rename_map, conflict_files = EXCLUDED.conflict_files",
                 (
                     record.repo,
                     record.branch,
@@ -196,13 +289,20 @@ class PgStore:
                     record.embedder,
                     json.dumps(record.counts),
                     record.unresolved_rate,
+                    record.base_branch,
+                    json.dumps(record.rename_map),
+                    json.dumps(record.conflict_files),
                 ),
             )
+
+    def branch_record(self, repo: str, branch: str) -> BranchRecord | None:
+        return next((r for r in self.branches(repo) if r.branch == branch), None)
 
     def branches(self, repo: str | None = None) -> list[BranchRecord]:
         with self._transaction() as cur:
             cur.execute(
-                "SELECT repo, branch, repo_path, indexed_commit, indexed_at, embedder, counts, unresolved_rate "
+                "SELECT repo, branch, repo_path, indexed_commit, indexed_at, embedder, counts, unresolved_rate, "
+                "base_branch, rename_map, conflict_files "
                 "FROM branches WHERE %s::text IS NULL OR repo = %s ORDER BY repo, branch",
                 (repo, repo),
             )

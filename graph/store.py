@@ -26,8 +26,17 @@ class GraphStore(Protocol):
     def write_new_branch(self, repo: str, branch: str, subgraphs: Sequence[FileSubgraph]) -> None:
         """Bulk-write a branch the store holds nothing of (faster than replacing files)."""
 
-    def delete_files_except(self, repo: str, branch: str, keep_paths: Iterable[str]) -> int:
-        """Delete the subgraphs of files of the branch not in ``keep_paths``; return how many."""
+    def clone_branch(self, repo: str, source: str, target: str) -> None:
+        """Copy a branch to a new, empty one inside the store (ids rebranched)."""
+
+    def delete_branch(self, repo: str, branch: str) -> int:
+        """Delete every node and edge of a branch; return how many nodes went."""
+
+    def files_except(self, repo: str, branch: str, keep_paths: Iterable[str]) -> list[str]:
+        """Paths of the branch's stored files that are not in ``keep_paths``."""
+
+    def delete_files(self, repo: str, branch: str, paths: Sequence[str]) -> None:
+        """Delete the subgraphs of these files, with every edge into them."""
 
     def prune_unresolved(self, repo: str, branch: str) -> int:
         """Delete ``Unresolved`` nodes of the branch that no edge points at any more."""

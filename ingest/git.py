@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import stat
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from dulwich.diff_tree import CHANGE_ADD, CHANGE_COPY, CHANGE_DELETE, CHANGE_MODIFY, CHANGE_RENAME, RenameDetector, tree_changes
 from dulwich.errors import NotGitRepository
 from dulwich.object_store import iter_tree_contents
 from dulwich.objects import Commit
@@ -99,3 +100,58 @@ def commits_between(repo: Repo, old: str, new: str) -> int | None:
         return sum(1 for _ in walker)
     except KeyError:
         return None
+
+
+@dataclass(frozen=True, slots=True)
+class TreeDiff:
+    """Paths that differ between two commits; renames as old path -> new path."""
+
+    added: tuple[str, ...] = ()
+    modified: tuple[str, ...] = ()
+    deleted: tuple[str, ...] = ()
+    renamed: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def count(self) -> int:
+        return len(self.added) + len(self.modified) + len(self.deleted) + len(self.renamed)
+
+    def to_dict(self) -> dict[str, int]:
+        return {"added": len(self.added), "modified": len(self.modified), "deleted": len(self.deleted), "renamed": len(self.renamed)}
+
+
+# A file counts as renamed when at least this share of it survived the move (git's default).
+RENAME_THRESHOLD = 60
+# Rename detection compares every added file with every deleted one; past this many it is
+# skipped (the files then show as deleted + added, which indexes the same graph).
+RENAME_MAX_FILES = 400
+
+
+def diff_commits(repo: Repo, old_commit: str | None, new_commit: str, detect_renames: bool = True) -> TreeDiff:
+    """What changed from ``old_commit`` (None: the empty tree) to ``new_commit``.
+
+    Works between any two commits, ancestors or not (a force-push is just another diff).
+    """
+    store = repo.object_store
+    old_tree = store[old_commit.encode("ascii")].tree if old_commit else None
+    new_tree = store[new_commit.encode("ascii")].tree
+    detector = RenameDetector(store, rename_threshold=RENAME_THRESHOLD, max_files=RENAME_MAX_FILES) if detect_renames else None
+    added, modified, deleted, renamed = [], [], [], {}
+    for change in tree_changes(store, old_tree, new_tree, rename_detector=detector):
+        old_path = change.old.path.decode("utf-8", "surrogateescape") if change.old and change.old.path else None
+        new_path = change.new.path.decode("utf-8", "surrogateescape") if change.new and change.new.path else None
+        if change.type == CHANGE_ADD or change.type == CHANGE_COPY:
+            added.append(new_path)
+        elif change.type == CHANGE_DELETE:
+            deleted.append(old_path)
+        elif change.type == CHANGE_MODIFY:
+            modified.append(new_path)
+        elif change.type == CHANGE_RENAME:
+            renamed[old_path] = new_path
+    return TreeDiff(tuple(added), tuple(modified), tuple(deleted), renamed)
+
+
+def commit_exists(repo: Repo, commit: str) -> bool:
+    try:
+        return isinstance(repo.object_store[commit.encode("ascii")], Commit)
+    except KeyError:
+        return False

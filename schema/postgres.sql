@@ -41,6 +41,10 @@ CREATE TABLE IF NOT EXISTS branches (
     unresolved_rate double precision,
     PRIMARY KEY (repo, branch)
 );
+-- Columns added after the first release; ADD COLUMN IF NOT EXISTS upgrades older stores.
+ALTER TABLE branches ADD COLUMN IF NOT EXISTS base_branch text;
+ALTER TABLE branches ADD COLUMN IF NOT EXISTS rename_map jsonb NOT NULL DEFAULT '{}';
+ALTER TABLE branches ADD COLUMN IF NOT EXISTS conflict_files jsonb NOT NULL DEFAULT '[]';
 
 -- An ingest that started writing and has not recorded its branch yet. A row left behind
 -- means a crashed run: the graph may hold part of the branch, so the next run replaces file
@@ -51,4 +55,25 @@ CREATE TABLE IF NOT EXISTS ingest_runs (
     target      text NOT NULL,         -- the commit being indexed
     started_at  timestamptz NOT NULL DEFAULT now(),
     PRIMARY KEY (repo, branch)
+);
+
+-- Parsed files by git blob: a blob parsed once is never parsed again, on any branch.
+CREATE TABLE IF NOT EXISTS parse_cache (
+    blob_sha          text NOT NULL,
+    language          text NOT NULL,
+    extractor_version integer NOT NULL,
+    parsed            bytea NOT NULL,      -- zlib-compressed JSON (ingest/extract.py)
+    created_at        timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (blob_sha, language, extractor_version)
+);
+
+-- What the graph holds for each file of a branch: the fingerprint of the file's subgraph
+-- (branch-independent). NULL marks a file whose rewrite began and may not have finished.
+CREATE TABLE IF NOT EXISTS file_states (
+    repo        text NOT NULL,
+    branch      text NOT NULL,
+    path        text NOT NULL,
+    blob_sha    text NOT NULL,
+    fingerprint text,
+    PRIMARY KEY (repo, branch, path)
 );

@@ -64,9 +64,17 @@ def test_reingest_is_idempotent(shop_repo: Path, config, graph_store, pg_store):
     assert stored_edges(graph_store, shop_repo.name, "main") == edges_before
     assert stored_edge_count(graph_store, shop_repo.name, "main") == count_before
     assert second.nodes == first.nodes
-    # Nothing is embedded twice: every text is found by its content key.
+    # The same commit again: every file's fingerprint matches, nothing is written or parsed.
+    assert second.strategy == "update"
+    assert second.work["files_written"] == 0 and second.work["files_parsed"] == 0
+    assert second.work["parse_cache_hits"] == len(FILES)
+    # --full rewrites every file, but nothing is embedded twice: texts are found by content key.
     assert sum(first.embeddings.values()) == len(SYMBOLS)
-    assert second.embeddings == {"computed": 0, "reused": len(SYMBOLS)}
+    full = api.ingest(shop_repo, config=config, full=True)
+    assert full.work["files_written"] == len(FILES) and full.work["files_parsed"] == len(FILES)
+    assert full.embeddings == {"computed": 0, "reused": len(SYMBOLS)}
+    assert stored_edges(graph_store, shop_repo.name, "main") == edges_before
+    assert stored_edge_count(graph_store, shop_repo.name, "main") == count_before
     assert pg_store.node_embedding_count(shop_repo.name, "main") == len(SYMBOLS)
 
 
