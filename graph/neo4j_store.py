@@ -148,8 +148,9 @@ class Neo4jGraphStore:
                 self._run_translated(
                     lambda: session.run(
                         f"MATCH (n:{label} {{repo: $repo, branch: $source}}) "
-                        f"CALL (n) {{ CREATE (m:{label}) SET m = properties(n), m.branch = $target, "
-                        f"m.id = $prefix + substring(n.id, $cut) }} IN TRANSACTIONS OF {_BULK_ROWS} ROWS",
+                        # One map, so the copy never holds the source's id (the constraint is eager).
+                        f"CALL (n) {{ CREATE (m:{label}) SET m = n {{.*, branch: $target, "
+                        f"id: $prefix + substring(n.id, $cut)}} }} IN TRANSACTIONS OF {_BULK_ROWS} ROWS",
                         params,
                     ).consume()
                 )

@@ -62,7 +62,9 @@ class IngestLocked(StoreError):
     reraise=True,
 )
 def _connect(url: str) -> psycopg.Connection:
-    return psycopg.connect(url, connect_timeout=10)
+    # Autocommit: every unit of work is an explicit transaction (PgStore._transaction), and no
+    # stray statement can leave a transaction open that holds locks for the connection's life.
+    return psycopg.connect(url, connect_timeout=10, autocommit=True)
 
 
 class PgStore:
@@ -90,12 +92,26 @@ class PgStore:
         self.close()
 
     def ensure_schema(self) -> None:
+        """Apply schema/postgres.sql once per schema version.
+
+        The DDL is not re-run on every connection: ALTER TABLE takes an exclusive lock even
+        when it changes nothing, which would queue behind every open reader.
+        """
         ddl = resources.files("branchgraph.schema").joinpath("postgres.sql").read_text("utf-8")
+        version = hashlib.blake2b(ddl.encode("utf-8"), digest_size=8).hexdigest()
+        with self._transaction() as cur:
+            cur.execute("SELECT to_regclass('branchgraph_schema') IS NOT NULL")
+            if cur.fetchone()[0]:
+                cur.execute("SELECT 1 FROM branchgraph_schema WHERE version = %s", (version,))
+                if cur.fetchone():
+                    return
         # Concurrent first runs race on CREATE ... IF NOT EXISTS; a transaction-level advisory
         # lock serialises them.
         with self._transaction() as cur:
             cur.execute("SELECT pg_advisory_xact_lock(4242)")
             cur.execute(ddl)
+            cur.execute("CREATE TABLE IF NOT EXISTS branchgraph_schema (version text PRIMARY KEY, applied_at timestamptz DEFAULT now())")
+            cur.execute("INSERT INTO branchgraph_schema (version) VALUES (%s) ON CONFLICT DO NOTHING", (version,))
 
     # ----- embeddings -----------------------------------------------------------------
 
@@ -315,7 +331,6 @@ class PgStore:
         """Hold the advisory lock that keeps two ingests of one branch from interleaving."""
         key = f"branchgraph-ingest\x1f{repo}\x1f{branch}"
         lock_conn = _connect(self.url)
-        lock_conn.autocommit = True
         try:
             while True:
                 (acquired,) = lock_conn.execute("SELECT pg_try_advisory_lock(hashtextextended(%s, 0))", (key,)).fetchone()

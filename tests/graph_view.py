@@ -43,3 +43,33 @@ def stored_edge_count(store, repo: str, branch: str) -> int:
     return store.read_query(
         "MATCH ({repo: $repo, branch: $branch})-[r]->() RETURN count(r) AS n", {"repo": repo, "branch": branch}
     )[0]["n"]
+
+
+def snapshot(store, pg_store, repo: str, branch: str) -> dict:
+    """Everything the equivalence oracle compares, with branch-specific ids replaced by what
+    the nodes are: nodes by (path, label, qualname, span, content hash), edges by endpoints,
+    type, resolved and raw (as a multiset, so duplicates show), vector rows by node."""
+    from collections import Counter
+
+    nodes = store.read_query(
+        "MATCH (n {repo: $repo, branch: $branch}) RETURN n.id AS id, labels(n)[0] AS label, n.path AS path, "
+        "coalesce(n.qualname, n.raw) AS name, n.start_line AS s, n.end_line AS e, n.content_hash AS h, n.reason AS reason",
+        {"repo": repo, "branch": branch},
+        limit=1_000_000,
+    )
+    key = {r["id"]: (r["path"], r["label"], r["name"]) for r in nodes}
+    edges = store.read_query(
+        "MATCH (a {repo: $repo, branch: $branch})-[r]->(b) RETURN a.id AS a, type(r) AS t, b.id AS b, "
+        "r.resolved AS resolved, r.raw AS raw, r.branch AS edge_branch",
+        {"repo": repo, "branch": branch},
+        limit=1_000_000,
+    )
+    assert all(r["edge_branch"] == branch for r in edges)
+    vectors = pg_store.conn.execute(
+        "SELECT node_id, content_key FROM node_embeddings WHERE repo = %s AND branch = %s", (repo, branch)
+    ).fetchall()
+    return {
+        "nodes": Counter((r["path"], r["label"], r["name"], r["s"], r["e"], r["h"], r["reason"]) for r in nodes),
+        "edges": Counter((key[r["a"]], r["t"], key[r["b"]], r["resolved"], r["raw"]) for r in edges),
+        "vectors": Counter((key.get(node_id), content) for node_id, content in vectors),
+    }

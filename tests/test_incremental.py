@@ -1,0 +1,164 @@
+"""Incremental indexing, proven against the equivalence oracle: after any update, branch-off,
+rename, deletion or force-push, the branch's graph and vector rows equal a fresh full ingest
+of the same commit under another branch name."""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+import pytest
+
+from branchgraph import api
+from gitrepo import commit_files, init_repo
+from graph_view import snapshot
+
+pytestmark = [pytest.mark.neo4j, pytest.mark.postgres]
+
+_oracle_names = itertools.count()
+
+
+def assert_equals_fresh_ingest(repo_dir: Path, branch: str, config, graph_store, pg_store) -> None:
+    """The oracle: a fresh full ingest of the branch's indexed commit under another name."""
+    state = next(s for s in api.status(repo_dir, config=config) if s.branch == branch)
+    oracle = f"oracle-{next(_oracle_names)}"
+    fresh = api.ingest(repo_dir, branch=oracle, rev=state.indexed_commit, full=True, config=config)
+    assert fresh.strategy == "bulk"
+    try:
+        incremental = snapshot(graph_store, pg_store, repo_dir.name, branch)
+        expected = snapshot(graph_store, pg_store, repo_dir.name, oracle)
+        assert incremental["nodes"] == expected["nodes"]
+        assert incremental["edges"] == expected["edges"]
+        assert incremental["vectors"] == expected["vectors"]
+    finally:
+        graph_store.delete_branch(repo_dir.name, oracle)
+        pg_store.delete_branch(repo_dir.name, oracle)
+
+
+def edge_of(graph_store, repo: str, branch: str, src_qualname: str, raw: str):
+    rows = graph_store.read_query(
+        "MATCH (a {repo: $repo, branch: $branch, qualname: $q})-[r:CALLS {raw: $raw}]->(b) "
+        "RETURN r.resolved AS resolved, coalesce(b.qualname, b.raw) AS target",
+        {"repo": repo, "branch": branch, "q": src_qualname, "raw": raw},
+    )
+    assert len(rows) == 1, rows
+    return rows[0]
+
+
+APP = {
+    "app/__init__.py": "",
+    "app/core.py": "def helper():\n    return 1\n\n\ndef compute(x):\n    return helper() + x\n",
+    "app/api.py": "from app.core import compute, helper\n\n\ndef handle():\n    return compute(helper())\n",
+    "tests/test_api.py": "from app.api import handle\n\n\ndef test_handle():\n    assert handle() == 2\n",
+}
+
+
+def test_update_rewrites_only_what_changed_and_callers_of_deleted_symbols_dangle(repo_dir, config, graph_store, pg_store):
+    repo = init_repo(repo_dir)
+    commit_files(repo, APP)
+    first = api.ingest(repo_dir, config=config)
+    assert first.strategy == "bulk"
+
+    changed = {**APP, "app/core.py": "def compute(x):\n    return x\n"}  # helper() deleted
+    commit_files(repo, changed)
+    update = api.ingest(repo_dir, config=config)
+    assert update.strategy == "update"
+    assert update.changes == {"added": 0, "modified": 1, "deleted": 0, "renamed": 0}
+    assert update.work["files_parsed"] == 1
+    # api.py did not change, but its call to helper() now dangles: it was re-resolved.
+    assert update.work["files_written"] == 2 and update.work["files_re_resolved"] == 1
+    assert edge_of(graph_store, repo_dir.name, "main", "app.api.handle", "helper") == {"resolved": False, "target": "helper"}
+    assert_equals_fresh_ingest(repo_dir, "main", config, graph_store, pg_store)
+
+
+def test_dangling_edges_are_rebound_when_their_target_appears(repo_dir, config, graph_store, pg_store):
+    repo = init_repo(repo_dir)
+    commit_files(repo, {**APP, "app/core.py": "def compute(x):\n    return x\n"})
+    api.ingest(repo_dir, config=config)
+    assert edge_of(graph_store, repo_dir.name, "main", "app.api.handle", "helper")["resolved"] is False
+    commit_files(repo, APP)
+    update = api.ingest(repo_dir, config=config)
+    assert update.work["files_re_resolved"] == 1
+    assert edge_of(graph_store, repo_dir.name, "main", "app.api.handle", "helper") == {"resolved": True, "target": "app.core.helper"}
+    assert_equals_fresh_ingest(repo_dir, "main", config, graph_store, pg_store)
+
+
+def test_renames_are_recorded_and_followed(repo_dir, config, graph_store, pg_store):
+    repo = init_repo(repo_dir)
+    commit_files(repo, APP)
+    api.ingest(repo_dir, config=config)
+    moved = {k: v for k, v in APP.items() if k != "app/core.py"}
+    moved["app/engine.py"] = APP["app/core.py"]
+    moved["app/api.py"] = APP["app/api.py"].replace("app.core", "app.engine")
+    commit_files(repo, moved)
+    update = api.ingest(repo_dir, config=config)
+    assert update.changes["renamed"] == 1
+    record = pg_store.branch_record(repo_dir.name, "main")
+    assert record.rename_map == {"app/core.py": "app/engine.py"}
+    assert edge_of(graph_store, repo_dir.name, "main", "app.api.handle", "compute")["target"] == "app.engine.compute"
+    assert_equals_fresh_ingest(repo_dir, "main", config, graph_store, pg_store)
+
+
+def test_a_symbol_that_only_moved_keeps_its_embedding(repo_dir, config, graph_store, pg_store):
+    repo = init_repo(repo_dir)
+    commit_files(repo, APP)
+    api.ingest(repo_dir, config=config)
+    shifted = {**APP, "app/core.py": "\n\n\n" + APP["app/core.py"]}
+    commit_files(repo, shifted)
+    update = api.ingest(repo_dir, config=config)
+    assert update.embeddings == {"computed": 0, "reused": 2}
+    lines = graph_store.read_query(
+        "MATCH (f:Function {repo: $repo, branch: 'main', qualname: 'app.core.helper'}) RETURN f.start_line AS s",
+        {"repo": repo_dir.name},
+    )
+    assert lines == [{"s": 4}]
+    assert_equals_fresh_ingest(repo_dir, "main", config, graph_store, pg_store)
+
+
+def test_a_new_branch_is_cloned_from_its_base_and_then_updated(repo_dir, config, graph_store, pg_store):
+    repo = init_repo(repo_dir)
+    main = commit_files(repo, APP)
+    api.ingest(repo_dir, config=config)
+    feature = {**APP, "app/core.py": APP["app/core.py"] + "\n\ndef extra():\n    return helper()\n"}
+    commit_files(repo, feature, branch="feature/x", parents=[main.encode()])
+    branched = api.ingest(repo_dir, branch="feature/x", config=config)
+    assert (branched.strategy, branched.base) == ("branch-off", "main")
+    assert branched.work["files_written"] == 1 and branched.work["files_parsed"] == 1
+    assert branched.embeddings["computed"] <= 1
+    assert_equals_fresh_ingest(repo_dir, "feature/x", config, graph_store, pg_store)
+    # main is untouched by the branch.
+    assert not graph_store.read_query(
+        "MATCH (f:Function {repo: $repo, branch: 'main', name: 'extra'}) RETURN f", {"repo": repo_dir.name}
+    )
+    assert_equals_fresh_ingest(repo_dir, "main", config, graph_store, pg_store)
+
+
+def test_a_force_push_is_just_another_diff(repo_dir, config, graph_store, pg_store):
+    repo = init_repo(repo_dir)
+    root = commit_files(repo, APP)
+    commit_files(repo, {**APP, "app/extra.py": "def x():\n    pass\n"})
+    api.ingest(repo_dir, config=config)
+    # Rewrite history: main now points at a sibling of its old tip.
+    rewritten = commit_files(repo, {**APP, "app/core.py": "def helper():\n    return 2\n"}, parents=[root.encode()])
+    update = api.ingest(repo_dir, config=config)
+    assert update.commit == rewritten
+    assert update.changes["deleted"] == 1 and update.changes["modified"] == 1
+    assert_equals_fresh_ingest(repo_dir, "main", config, graph_store, pg_store)
+
+
+def test_conflict_markers_flag_the_file_and_the_symbols_that_hold_them(repo_dir, config, graph_store, pg_store):
+    repo = init_repo(repo_dir)
+    conflicted = (
+        "def clean():\n    return 0\n\n\n"
+        "def torn():\n<<<<<<< HEAD\n    return 1\n=======\n    return 2\n>>>>>>> other\n"
+    )
+    commit_files(repo, {"m.py": conflicted})
+    summary = api.ingest(repo_dir, config=config)
+    assert summary.conflict_files == ["m.py"]
+    rows = graph_store.read_query(
+        "MATCH (n {repo: $repo, branch: 'main'}) WHERE n:File OR n:Function RETURN coalesce(n.name, n.path) AS n, n.has_conflict AS c",
+        {"repo": repo_dir.name},
+    )
+    flags = {r["n"]: r["c"] for r in rows}
+    assert flags["m.py"] is True and flags["clean"] is False
+    assert pg_store.branch_record(repo_dir.name, "main").conflict_files == ["m.py"]
