@@ -4,7 +4,7 @@ over these functions; nothing here knows about click or terminals."""
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +41,16 @@ def _root_and_config(path: str | Path, config: Config | None) -> tuple[Path, Con
     return root, config or Config.load(root)
 
 
+def _embedder(config: Config):
+    return make_embedder(
+        config.embedder,
+        openai_model=config.openai_model,
+        dims=config.embedding_dims,
+        api_key=config.openai_api_key,
+        base_url=config.openai_base_url,
+    )
+
+
 def ingest(
     path: str | Path = ".",
     *,
@@ -59,13 +69,7 @@ def ingest(
     ``wait_for_lock`` False, a concurrent ingest of the same branch raises ``IngestLocked``.
     """
     root, config = _root_and_config(path, config)
-    embedder = make_embedder(
-        config.embedder,
-        openai_model=config.openai_model,
-        dims=config.embedding_dims,
-        api_key=config.openai_api_key,
-        base_url=config.openai_base_url,
-    )
+    embedder = _embedder(config)
     with open_graph_store(config) as graph, open_pg_store(config, root) as pg:
         return ingest_branch(
             root,
@@ -80,6 +84,50 @@ def ingest(
             max_file_bytes=config.max_file_bytes,
             progress=progress,
         )
+
+
+def ingest_all(
+    path: str | Path = ".",
+    *,
+    remotes: bool = False,
+    wait_for_lock: bool = True,
+    config: Config | None = None,
+    progress: Progress | None = None,
+) -> list[IngestSummary]:
+    """Index every local branch (and remote-tracking ones with ``remotes``), cheapest first:
+    the branch whose commit differs least from an indexed commit goes first, so later ones
+    can branch off it."""
+    root, config = _root_and_config(path, config)
+    repo = git.open_repo(root)
+    name = repo_name_for(root)
+    heads = git.branch_refs(repo, remotes=remotes)
+    embedder = _embedder(config)
+    summaries = []
+    with open_graph_store(config) as graph, open_pg_store(config, root) as pg:
+        pending = dict(heads)
+        while pending:
+            indexed = [r.indexed_commit for r in pg.branches(name) if git.commit_exists(repo, r.indexed_commit)]
+
+            def cost(item: tuple[str, str]) -> int:
+                # Files to do: from scratch (old=None), or on top of the nearest indexed commit.
+                return min(git.diff_commits(repo, old, item[1], detect_renames=False).count for old in [None, *indexed])
+
+            branch, commit = min(pending.items(), key=cost)
+            del pending[branch]
+            summaries.append(
+                ingest_branch(
+                    root,
+                    graph,
+                    pg,
+                    embedder,
+                    branch=branch,
+                    rev=commit,
+                    wait_for_lock=wait_for_lock,
+                    max_file_bytes=config.max_file_bytes,
+                    progress=progress,
+                )
+            )
+    return summaries
 
 
 def status(path: str | Path = ".", *, config: Config | None = None) -> list[BranchStatus]:
@@ -139,3 +187,48 @@ def run_named_query(
     """Run a named query with its defaults filled in (read-only, like ``cypher``)."""
     query = named_query(name)
     return cypher(query.text, query.bind(params or {}), config=config, timeout_s=timeout_s, limit=limit)
+
+
+@dataclass(frozen=True, slots=True)
+class PrunedBranch:
+    branch: str
+    reason: str  # "deleted in git" or "untouched for N days"
+    nodes_deleted: int  # 0 on a dry run
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def prune(
+    path: str | Path = ".",
+    *,
+    older_than: timedelta | None = None,
+    deleted: bool = False,
+    dry_run: bool = False,
+    config: Config | None = None,
+) -> list[PrunedBranch]:
+    """Drop indexed branches that git no longer has (``deleted``) or that were not indexed for
+    longer than ``older_than``. Shared caches (parsed blobs, embeddings) stay."""
+    if older_than is None and not deleted:
+        raise ValueError("prune needs a criterion: older_than, deleted, or both")
+    root, config = _root_and_config(path, config)
+    repo = git.open_repo(root)
+    name = repo_name_for(root)
+    in_git = set(git.branch_refs(repo, remotes=True))
+    now = datetime.now(timezone.utc)
+    pruned = []
+    with open_graph_store(config) as graph, open_pg_store(config, root) as pg:
+        for record in pg.branches(name):
+            if deleted and record.branch not in in_git:
+                reason = "deleted in git"
+            elif older_than is not None and now - record.indexed_at > older_than:
+                reason = f"untouched for {(now - record.indexed_at).days} days"
+            else:
+                continue
+            nodes = 0
+            if not dry_run:
+                with pg.ingest_lock(name, record.branch):
+                    nodes = graph.delete_branch(name, record.branch)
+                    pg.delete_branch(name, record.branch)
+            pruned.append(PrunedBranch(record.branch, reason, nodes))
+    return pruned

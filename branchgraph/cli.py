@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import sys
 from dataclasses import asdict
+from datetime import timedelta
 from typing import Any
 
 import click
@@ -68,29 +69,64 @@ class _StageBars:
 @click.argument("path", default=".", type=click.Path(exists=True, file_okay=False))
 @click.option("--branch", help="Branch name to index under (default: the checked-out branch).")
 @click.option("--rev", help="Index this commit (any git revision) under --branch instead of the branch tip.")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON summary document to stdout.")
-def ingest(path: str, branch: str | None, rev: str | None, as_json: bool) -> None:
+@click.option("--base", help="For a branch's first ingest: clone this indexed branch, then apply the difference.")
+@click.option("--full", is_flag=True, help="Re-parse and rewrite every file instead of updating incrementally.")
+@click.option("--all-branches", is_flag=True, help="Index every local branch, cheapest first.")
+@click.option("--remotes", is_flag=True, help="With --all-branches: remote-tracking branches too (as origin/NAME).")
+@click.option("--wait/--no-wait", default=True, show_default=True, help="When another ingest of the branch runs: wait for it, or exit 1 at once.")
+@click.option("--quiet", is_flag=True, help="Print nothing on success (for git hooks).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON summary document (a list with --all-branches).")
+def ingest(
+    path: str,
+    branch: str | None,
+    rev: str | None,
+    base: str | None,
+    full: bool,
+    all_branches: bool,
+    remotes: bool,
+    wait: bool,
+    quiet: bool,
+    as_json: bool,
+) -> None:
     """Index a branch of the git repository at PATH into the graph and vector stores.
 
     Reads the commit from git's object store (the working tree does not matter), parses
-    tracked source files with tree-sitter, resolves references, writes the graph to Neo4j
-    and symbol embeddings to PostgreSQL. Re-running on the same commit changes nothing.
+    tracked source files with tree-sitter (each blob once, ever), resolves references and
+    writes only the files whose subgraph changed since the branch was last indexed. A new
+    branch starts as a copy of the nearest indexed branch. Re-running on the same commit
+    writes nothing.
     """
     if rev and not branch:
         raise click.UsageError("--rev needs --branch: the name to index the commit under")
-    bars = _StageBars() if not as_json else None
+    if all_branches and (branch or rev or base):
+        raise click.UsageError("--all-branches indexes every branch; it takes no --branch, --rev or --base")
+    if remotes and not all_branches:
+        raise click.UsageError("--remotes goes with --all-branches")
+    bars = _StageBars() if not (as_json or quiet) else None
     try:
-        summary = api.ingest(path, branch=branch, rev=rev, progress=bars)
+        if all_branches:
+            summaries = api.ingest_all(path, remotes=remotes, wait_for_lock=wait, progress=bars)
+        else:
+            summaries = [api.ingest(path, branch=branch, rev=rev, base=base, full=full, wait_for_lock=wait, progress=bars)]
     except BranchgraphError as exc:
         raise _fail(exc) from exc
     finally:
         if bars:
             bars.close()
     if as_json:
-        _emit_json(summary.to_dict())
-        return
-    s = summary
-    click.echo(f"Indexed {s.repo}@{s.branch} at {s.commit[:12]}: {s.files} files in {s.seconds.get('total', 0):.1f}s")
+        documents = [s.to_dict() for s in summaries]
+        _emit_json(documents if all_branches else documents[0])
+    elif not quiet:
+        for s in summaries:
+            _print_summary(s)
+
+
+def _print_summary(s) -> None:
+    how = {"bulk": "fresh", "update": "updated", "branch-off": f"branched off {s.base}"}[s.strategy]
+    click.echo(f"Indexed {s.repo}@{s.branch} at {s.commit[:12]} ({how}): {s.files} files in {s.seconds.get('total', 0):.1f}s")
+    if s.changes and s.strategy != "bulk":
+        click.echo("  changes: " + ", ".join(f"{k} {v}" for k, v in s.changes.items()))
+    click.echo("  work:    " + ", ".join(f"{k} {v}" for k, v in s.work.items()))
     if s.skipped:
         click.echo("  skipped: " + ", ".join(f"{k} {v}" for k, v in s.skipped.items()))
     click.echo("  nodes:   " + ", ".join(f"{k} {v}" for k, v in s.nodes.items()))
@@ -100,6 +136,8 @@ def ingest(path: str, branch: str | None, rev: str | None, as_json: bool) -> Non
     click.echo(f"  embeddings ({s.embedder}): {s.embeddings['computed']} computed, {s.embeddings['reused']} reused")
     if s.parse_errors:
         click.echo(f"  parse errors: {s.parse_errors} (files were still indexed)")
+    if s.conflict_files:
+        click.echo(f"  conflict markers in: {', '.join(s.conflict_files)}")
     click.echo("  seconds: " + ", ".join(f"{k} {v:.2f}" for k, v in s.seconds.items()))
 
 
@@ -141,6 +179,75 @@ def status(path: str, as_json: bool) -> None:
             f"{s.counts.get('files', 0)} files, {sum(counts.values())} nodes, "
             f"unresolved rate {(s.unresolved_rate or 0):.1%}"
         )
+
+
+_AGE_UNITS = {"m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
+
+
+def _parse_age(text: str | None) -> timedelta | None:
+    if text is None:
+        return None
+    number, unit = text[:-1], text[-1:]
+    if unit not in _AGE_UNITS or not number.isdigit():
+        raise click.BadParameter(f"expected a number and a unit (m, h, d, w), e.g. 7d; got {text!r}", param_hint="--older-than")
+    return timedelta(seconds=int(number) * _AGE_UNITS[unit])
+
+
+@cli.command()
+@click.argument("path", default=".", type=click.Path(exists=True, file_okay=False))
+@click.option("--older-than", help="Drop branches not indexed for this long: 30m, 12h, 7d, 2w.")
+@click.option("--deleted", is_flag=True, help="Drop branches that no longer exist in git.")
+@click.option("--dry-run", is_flag=True, help="Only list what would be dropped.")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON list of the dropped branches.")
+def prune(path: str, older_than: str | None, deleted: bool, dry_run: bool, as_json: bool) -> None:
+    """Drop indexed branches of the repository at PATH that were deleted in git or are stale.
+
+    Their nodes, edges and vector rows go; the shared caches (parsed blobs, embeddings) stay,
+    so re-indexing such a branch later is cheap.
+    """
+    age = _parse_age(older_than)
+    if age is None and not deleted:
+        raise click.UsageError("say what to prune: --deleted, --older-than AGE, or both")
+    try:
+        pruned = api.prune(path, older_than=age, deleted=deleted, dry_run=dry_run)
+    except BranchgraphError as exc:
+        raise _fail(exc) from exc
+    if as_json:
+        _emit_json([p.to_dict() for p in pruned])
+        return
+    if not pruned:
+        click.echo("Nothing to prune.")
+    for p in pruned:
+        verb = "would drop" if dry_run else "dropped"
+        click.echo(f"{verb} {p.branch} ({p.reason})" + ("" if dry_run else f": {p.nodes_deleted} nodes"))
+
+
+@cli.group()
+def hook() -> None:
+    """Git hooks that keep the index of the checked-out branch up to date."""
+
+
+@hook.command("install")
+@click.argument("path", default=".", type=click.Path(exists=True, file_okay=False))
+@click.option("--uninstall", is_flag=True, help="Remove the branchgraph hooks instead.")
+def hook_install(path: str, uninstall: bool) -> None:
+    """Install post-commit, post-checkout and post-merge hooks in the repository at PATH.
+
+    Each starts `branchgraph ingest` of the current branch in the background (log in
+    .branchgraph/hook.log) and returns at once; a failing ingest never fails git. Existing
+    hook content is kept.
+    """
+    from branchgraph.hooks import install_hooks, uninstall_hooks
+
+    try:
+        changed = uninstall_hooks(path) if uninstall else install_hooks(path)
+    except BranchgraphError as exc:
+        raise _fail(exc) from exc
+    verb = "removed from" if uninstall else "installed in"
+    for hook_file in changed:
+        click.echo(f"{verb} {hook_file}")
+    if not changed:
+        click.echo("no branchgraph hooks were installed")
 
 
 def _parse_param(text: str) -> tuple[str, Any]:

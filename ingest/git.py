@@ -155,3 +155,15 @@ def commit_exists(repo: Repo, commit: str) -> bool:
         return isinstance(repo.object_store[commit.encode("ascii")], Commit)
     except KeyError:
         return False
+
+
+def branch_refs(repo: Repo, remotes: bool = False) -> dict[str, str]:
+    """Branch name -> commit id: local branches, plus ``origin/name`` remote-tracking ones."""
+    out: dict[str, str] = {}
+    for ref, sha in repo.get_refs().items():
+        name = ref.decode("utf-8", "surrogateescape")
+        if name.startswith("refs/heads/"):
+            out[name[len("refs/heads/") :]] = sha.decode("ascii")
+        elif remotes and name.startswith("refs/remotes/") and not name.endswith("/HEAD"):
+            out[name[len("refs/remotes/") :]] = sha.decode("ascii")
+    return dict(sorted(out.items()))

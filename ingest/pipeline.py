@@ -44,7 +44,7 @@ Progress = Callable[[str, int, int], None]
 REFERENCE_EDGE_TYPES = ("CALLS", "IMPORTS", "INHERITS_FROM", "PARAM_TYPE", "RETURNS_TYPE")
 _FILES_PER_WRITE = 200
 _TEXTS_PER_EMBED = 256
-# A base branch is worth cloning while fewer than this share of the files differ from it.
+# A base branch is worth cloning while at most this share of the new commit's files differ.
 _BASE_MAX_CHANGED_SHARE = 0.5
 
 STRATEGY_BULK = "bulk"  # nothing stored for the branch: write everything at once
@@ -271,10 +271,10 @@ def _choose_base(repo: Repo, pg: PgStore, name: str, branch: str, commit: str, w
         cost = git.diff_commits(repo, record.indexed_commit, commit, detect_renames=False).count
         if best_cost is None or cost < best_cost:
             best, best_cost = record, cost
-    files = best.counts.get("files", 0) if best else 0
-    if best is None or best_cost > max(1, files) * _BASE_MAX_CHANGED_SHARE:
+    if best is None:
         return None
-    return best
+    tracked = git.diff_commits(repo, None, commit, detect_renames=False).count
+    return best if best_cost <= tracked * _BASE_MAX_CHANGED_SHARE else None
 
 
 def _diff(repo: Repo, old: str | None, new: str) -> git.TreeDiff:
