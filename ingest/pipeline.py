@@ -166,10 +166,12 @@ def ingest_branch(
             diff_from = base_record.indexed_commit if base_record else summary.previous_commit
             diff = _diff(repo, diff_from, summary.commit)
             summary.changes = diff.to_dict()
-            written, removed = _write_graph(graph, pg, name, branch, subgraphs, summary.strategy, full, work, report)
+            written, removed, states = _write_graph(graph, pg, name, branch, subgraphs, summary.strategy, full, work, report)
         summary.files_deleted = len(removed)
         with clock.stage("embed"):
             _embed(repo, pg, embedder, name, branch, written, removed, summary.strategy == STRATEGY_BULK, summary, report)
+        # A file's state says its graph *and* vector rows are current, so it is set last.
+        pg.set_file_states(name, branch, states, removed)
         pg.record_branch(
             BranchRecord(
                 repo=name,
@@ -294,7 +296,8 @@ def _write_graph(
     work: Counter[str],
     report: Progress,
 ) -> tuple[list[FileSubgraph], list[str]]:
-    """Write what differs from the stored graph; return (written subgraphs, removed paths)."""
+    """Write what differs from the stored graph; return the written subgraphs, the removed
+    paths, and the file states to record once their vector rows are written too."""
     blobs = {}
     fingerprints = {s.path: subgraph_fingerprint(s) for s in subgraphs}
     if strategy == STRATEGY_BULK:
@@ -318,7 +321,6 @@ def _write_graph(
         if written or removed:
             graph.prune_unresolved(name, branch)
     blob_of = {s.path: _file_blob(s) for s in subgraphs}
-    pg.set_file_states(name, branch, [(s.path, blob_of[s.path], fingerprints[s.path]) for s in written], removed)
     work["files_written"] = len(written)
     work["files_removed"] = len(removed)
     # Files rewritten although their content did not change: their references were re-resolved.
@@ -327,7 +329,8 @@ def _write_graph(
     work["edges_re_resolved"] = sum(len(s.edges) for s in re_resolved)
     work["nodes_written"] = sum(len(s.nodes) for s in written)
     work["edges_written"] = sum(len(s.edges) for s in written)
-    return written, removed
+    states = [(s.path, blob_of[s.path], fingerprints[s.path]) for s in written]
+    return written, removed, states
 
 
 def _file_blob(subgraph: FileSubgraph) -> str:
