@@ -34,6 +34,7 @@ class NodeEmbeddingRow:
     qualname: str
     content_key: str
     lexical: str
+    symbol_hash: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,6 +138,31 @@ class PgStore:
             )
         self.ensure_vector_index(model, dims)
 
+    def carry_vectors(self, repo: str, branch: str, model: str, moves: Sequence[tuple[str, str, str, str]]) -> set[str]:
+        """Store existing vectors under new content keys without embedding again.
+
+        ``moves`` are (old path, label, symbol hash, new content key): a symbol of a renamed
+        file whose source did not change takes the vector its old row has. Returns the keys
+        that were carried.
+        """
+        if not moves:
+            return set()
+        with self._transaction() as cur:
+            cur.execute("CREATE TEMP TABLE moves (old_path text, label text, symbol_hash text, new_key text) ON COMMIT DROP")
+            with cur.copy("COPY moves FROM STDIN") as copy:
+                for move in moves:
+                    copy.write_row(move)
+            cur.execute(
+                "INSERT INTO embeddings (content_key, model, dims, embedding) "
+                "SELECT DISTINCT ON (m.new_key) m.new_key, e.model, e.dims, e.embedding FROM moves m "
+                "JOIN node_embeddings n ON n.repo = %s AND n.branch = %s AND n.path = m.old_path "
+                "AND n.label = m.label AND n.symbol_hash = m.symbol_hash "
+                "JOIN embeddings e ON e.content_key = n.content_key AND e.model = %s "
+                "ON CONFLICT (content_key) DO NOTHING RETURNING content_key",
+                (repo, branch, model),
+            )
+            return {row[0] for row in cur.fetchall()}
+
     def ensure_vector_index(self, model: str, dims: int) -> None:
         """An HNSW index for one (model, dims): vectors of other sizes never share it."""
         name = "embeddings_hnsw_" + hashlib.blake2b(f"{model}:{dims}".encode(), digest_size=6).hexdigest()
@@ -156,11 +182,11 @@ class PgStore:
         with self._transaction() as cur:
             cur.execute(
                 "CREATE TEMP TABLE incoming (node_id text, label text, path text, qualname text, "
-                "content_key text, lexical text) ON COMMIT DROP"
+                "content_key text, lexical text, symbol_hash text) ON COMMIT DROP"
             )
             with cur.copy("COPY incoming FROM STDIN") as copy:
                 for r in rows:
-                    copy.write_row((r.node_id, r.label, r.path, r.qualname, r.content_key, r.lexical))
+                    copy.write_row((r.node_id, r.label, r.path, r.qualname, r.content_key, r.lexical, r.symbol_hash))
             cur.execute(
                 "DELETE FROM node_embeddings n WHERE n.repo = %s AND n.branch = %s "
                 "AND (%s::text[] IS NULL OR n.path = ANY(%s::text[])) "
@@ -168,10 +194,11 @@ class PgStore:
                 (repo, branch, None if paths is None else list(paths), None if paths is None else list(paths)),
             )
             cur.execute(
-                "INSERT INTO node_embeddings (repo, branch, node_id, label, path, qualname, content_key, lexical) "
-                "SELECT %s, %s, node_id, label, path, qualname, content_key, lexical FROM incoming "
+                "INSERT INTO node_embeddings (repo, branch, node_id, label, path, qualname, content_key, lexical, symbol_hash) "
+                "SELECT %s, %s, node_id, label, path, qualname, content_key, lexical, symbol_hash FROM incoming "
                 "ON CONFLICT (repo, branch, node_id) DO UPDATE SET label = EXCLUDED.label, path = EXCLUDED.path, "
-                "qualname = EXCLUDED.qualname, content_key = EXCLUDED.content_key, lexical = EXCLUDED.lexical",
+                "qualname = EXCLUDED.qualname, content_key = EXCLUDED.content_key, lexical = EXCLUDED.lexical, "
+                "symbol_hash = EXCLUDED.symbol_hash",
                 (repo, branch),
             )
 
@@ -246,8 +273,8 @@ class PgStore:
         """Copy the source branch's node rows and file states to a new branch, rebranching ids."""
         with self._transaction() as cur:
             cur.execute(
-                "INSERT INTO node_embeddings (repo, branch, node_id, label, path, qualname, content_key, lexical) "
-                "SELECT repo, %s, %s || substr(node_id, %s), label, path, qualname, content_key, lexical "
+                "INSERT INTO node_embeddings (repo, branch, node_id, label, path, qualname, content_key, lexical, symbol_hash) "
+                "SELECT repo, %s, %s || substr(node_id, %s), label, path, qualname, content_key, lexical, symbol_hash "
                 "FROM node_embeddings WHERE repo = %s AND branch = %s ON CONFLICT DO NOTHING",
                 (target, target_prefix, prefix_len + 1, repo, source),
             )

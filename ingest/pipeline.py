@@ -72,7 +72,7 @@ class IngestSummary:
     dangling: dict[str, int] = field(default_factory=dict)
     unresolved_rate: float = 0.0
     work: dict[str, int] = field(default_factory=dict)
-    embeddings: dict[str, int] = field(default_factory=lambda: {"computed": 0, "reused": 0})
+    embeddings: dict[str, int] = field(default_factory=lambda: {"computed": 0, "reused": 0, "carried": 0})
     embedder: str = "none"
     files_deleted: int = 0
     seconds: dict[str, float] = field(default_factory=dict)
@@ -169,7 +169,7 @@ def ingest_branch(
             written, removed, states = _write_graph(graph, pg, name, branch, subgraphs, summary.strategy, full, work, report)
         summary.files_deleted = len(removed)
         with clock.stage("embed"):
-            _embed(repo, pg, embedder, name, branch, written, removed, summary.strategy == STRATEGY_BULK, summary, report)
+            _embed(repo, pg, embedder, name, branch, written, removed, diff.renamed, summary.strategy == STRATEGY_BULK, summary, report)
         # A file's state says its graph *and* vector rows are current, so it is set last.
         pg.set_file_states(name, branch, states, removed)
         pg.record_branch(
@@ -363,11 +363,14 @@ def _embed(
     branch: str,
     written: list[FileSubgraph],
     removed: list[str],
+    renamed: dict[str, str],
     whole_branch: bool,
     summary: IngestSummary,
     report: Progress,
 ) -> None:
-    """Vector rows for the symbols of the written files; texts already embedded are reused."""
+    """Vector rows for the symbols of the written files. Texts already embedded are reused,
+    and an unchanged symbol of a renamed file keeps its vector (its text differs only in the
+    path and qualname), so a rename costs no embedding calls."""
     scope = None if whole_branch else [s.path for s in written] + removed
     if embedder is None:
         # Graph only: the branch keeps no vector rows that would describe an older commit.
@@ -393,12 +396,16 @@ def _embed(
             key = content_key(embedder, text)
             pending[key] = text
             lexical = lexical_text(p["qualname"], s.path, p["signature"], p["docstring"][:500])
-            rows.append(NodeEmbeddingRow(n.id, n.label, s.path, p["qualname"], key, lexical))
-    missing = sorted(pg.missing_content_keys(pending))
+            rows.append(NodeEmbeddingRow(n.id, n.label, s.path, p["qualname"], key, lexical, p["content_hash"]))
+    missing = pg.missing_content_keys(pending)
+    renamed_from = {new: old for old, new in renamed.items()}
+    moves = [(renamed_from[r.path], r.label, r.symbol_hash, r.content_key) for r in rows if r.path in renamed_from and r.content_key in missing]
+    carried = pg.carry_vectors(name, branch, embedder.model_id, moves)
+    missing = sorted(missing - carried)
     for start in range(0, len(missing), _TEXTS_PER_EMBED):
         keys = missing[start : start + _TEXTS_PER_EMBED]
         vectors = embedder.embed([pending[k] for k in keys])
         pg.put_embeddings(embedder.model_id, list(zip(keys, vectors)))
         report("embed", min(start + _TEXTS_PER_EMBED, len(missing)), len(missing))
-    summary.embeddings = {"computed": len(missing), "reused": len(pending) - len(missing)}
+    summary.embeddings = {"computed": len(missing), "reused": len(pending) - len(missing) - len(carried), "carried": len(carried)}
     pg.replace_node_embeddings(name, branch, rows, scope)

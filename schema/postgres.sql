@@ -27,6 +27,9 @@ CREATE TABLE IF NOT EXISTS node_embeddings (
     PRIMARY KEY (repo, branch, node_id)
 );
 CREATE INDEX IF NOT EXISTS node_embeddings_content ON node_embeddings (content_key);
+-- The symbol's source hash: a renamed file's unchanged symbols find their vectors by it.
+ALTER TABLE node_embeddings ADD COLUMN IF NOT EXISTS symbol_hash text;
+CREATE INDEX IF NOT EXISTS node_embeddings_symbol ON node_embeddings (repo, branch, path, symbol_hash);
 CREATE INDEX IF NOT EXISTS node_embeddings_lexical ON node_embeddings USING gin (lexical_tsv);
 
 -- Per-branch index metadata; indexed_commit advances only after every write succeeded.

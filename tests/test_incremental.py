@@ -93,6 +93,8 @@ def test_renames_are_recorded_and_followed(repo_dir, config, graph_store, pg_sto
     commit_files(repo, moved)
     update = api.ingest(repo_dir, config=config)
     assert update.changes["renamed"] == 1
+    # Both functions of the moved file keep their vectors: no embedding call for a rename.
+    assert update.embeddings["carried"] == 2 and update.embeddings["computed"] == 0
     record = pg_store.branch_record(repo_dir.name, "main")
     assert record.rename_map == {"app/core.py": "app/engine.py"}
     assert edge_of(graph_store, repo_dir.name, "main", "app.api.handle", "compute")["target"] == "app.engine.compute"
@@ -106,7 +108,7 @@ def test_a_symbol_that_only_moved_keeps_its_embedding(repo_dir, config, graph_st
     shifted = {**APP, "app/core.py": "\n\n\n" + APP["app/core.py"]}
     commit_files(repo, shifted)
     update = api.ingest(repo_dir, config=config)
-    assert update.embeddings == {"computed": 0, "reused": 2}
+    assert update.embeddings == {"computed": 0, "reused": 2, "carried": 0}
     lines = graph_store.read_query(
         "MATCH (f:Function {repo: $repo, branch: 'main', qualname: 'app.core.helper'}) RETURN f.start_line AS s",
         {"repo": repo_dir.name},

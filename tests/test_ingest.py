@@ -72,7 +72,7 @@ def test_reingest_is_idempotent(shop_repo: Path, config, graph_store, pg_store):
     assert sum(first.embeddings.values()) == len(SYMBOLS)
     full = api.ingest(shop_repo, config=config, full=True)
     assert full.work["files_written"] == len(FILES) and full.work["files_parsed"] == len(FILES)
-    assert full.embeddings == {"computed": 0, "reused": len(SYMBOLS)}
+    assert full.embeddings == {"computed": 0, "reused": len(SYMBOLS), "carried": 0}
     assert stored_edges(graph_store, shop_repo.name, "main") == edges_before
     assert stored_edge_count(graph_store, shop_repo.name, "main") == count_before
     assert pg_store.node_embedding_count(shop_repo.name, "main") == len(SYMBOLS)

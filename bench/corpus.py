@@ -1,0 +1,62 @@
+"""Benchmark corpora: real code from PyPI sdists, committed to git repositories."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+from pathlib import Path
+
+CACHE = Path(__file__).parent / ".cache"
+GIT_IDENTITY = ["-c", "user.name=bench", "-c", "user.email=bench@branchgraph.invalid"]
+
+
+def fetch_sdist(package: str, version: str) -> Path:
+    """The sdist tarball from PyPI (cached under bench/.cache)."""
+    CACHE.mkdir(exist_ok=True)
+
+    def found() -> list[Path]:
+        return sorted({*CACHE.glob(f"{package}-{version}.tar.gz"), *CACHE.glob(f"{package.lower()}-{version}.tar.gz")})
+
+    if not found():
+        subprocess.run(
+            [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary", ":all:", "-d", str(CACHE), f"{package}=={version}"],
+            check=True,
+        )
+    if not found():
+        raise SystemExit(f"pip did not leave a {package}-{version}.tar.gz in {CACHE}")
+    return found()[0]
+
+
+def git(root: Path, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(root), *GIT_IDENTITY, *args], check=True, capture_output=True, text=True).stdout
+
+
+def commit_sdist(sdist: Path, root: Path, message: str | None = None) -> str:
+    """Make ``root``'s tree exactly the sdist's content and commit it; return the commit id."""
+    if not (root / ".git").exists():
+        root.mkdir(parents=True, exist_ok=True)
+        git(root, "init", "-q", "-b", "main")
+    for child in root.iterdir():
+        if child.name != ".git":
+            shutil.rmtree(child) if child.is_dir() else child.unlink()
+    with tempfile.TemporaryDirectory() as tmp, tarfile.open(sdist) as tar:
+        tar.extractall(tmp, filter="data")
+        (top,) = [p for p in Path(tmp).iterdir() if p.is_dir()]
+        for child in top.iterdir():
+            shutil.move(str(child), root / child.name)
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "--allow-empty", "-m", message or sdist.name)
+    return git(root, "rev-parse", "HEAD").strip()
+
+
+def drop_repo(root: Path, config) -> None:
+    """Remove every branch a benchmark indexed for this repository from the graph."""
+    from branchgraph.ingest.pipeline import repo_name_for
+    from branchgraph.stores import open_graph_store
+
+    with open_graph_store(config) as graph:
+        for row in graph.read_query("MATCH (f:File {repo: $repo}) RETURN DISTINCT f.branch AS b", {"repo": repo_name_for(root)}):
+            graph.delete_branch(repo_name_for(root), row["b"])
