@@ -7,7 +7,6 @@ their own writes and never invent properties of their own.
 from __future__ import annotations
 
 import hashlib
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -123,12 +122,11 @@ class FileSubgraph:
 def subgraph_fingerprint(subgraph: FileSubgraph) -> str:
     """A hash of everything a file's subgraph writes, independent of the branch it is on:
     two branches holding the same file content with the same resolution share it."""
-    def local(node_id_: str) -> str:
-        return node_id_[BRANCH_PREFIX_LEN:]
-
-    document = [
-        sorted([local(n.id), n.label, n.path, json.dumps(n.props, sort_keys=True)] for n in subgraph.nodes),
-        sorted([local(e.src), e.type, local(e.dst), e.raw, json.dumps(e.properties(), sort_keys=True)] for e in subgraph.edges),
-        sorted([local(n.id), json.dumps(n.props, sort_keys=True)] for n in subgraph.unresolved),
-    ]
-    return hashlib.blake2b(json.dumps(document).encode("utf-8"), digest_size=16).hexdigest()
+    cut = BRANCH_PREFIX_LEN
+    # repr of sorted tuples: deterministic and several times faster than JSON per row.
+    document = (
+        sorted((n.id[cut:], n.label, n.path, sorted(n.props.items())) for n in subgraph.nodes),
+        sorted((e.src[cut:], e.type, e.dst[cut:], e.raw, e.line, e.resolved, e.inferred, e.via) for e in subgraph.edges),
+        sorted((n.id[cut:], sorted(n.props.items())) for n in subgraph.unresolved),
+    )
+    return hashlib.blake2b(repr(document).encode("utf-8"), digest_size=16).hexdigest()
