@@ -83,24 +83,26 @@ class Neo4jGraphStore:
 
     # ----- writes ---------------------------------------------------------------------
 
-    def replace_files(self, repo: str, branch: str, subgraphs: Sequence[FileSubgraph]) -> None:
+    def replace_files(self, repo: str, branch: str, subgraphs: Sequence[FileSubgraph]) -> dict[str, int]:
+        deleted = {"nodes_deleted": 0, "edges_deleted": 0}
         batch: list[FileSubgraph] = []
         rows = 0
         for subgraph in subgraphs:
             batch.append(subgraph)
             rows += len(subgraph.nodes) + len(subgraph.edges) + len(subgraph.unresolved)
             if rows >= _ROWS_PER_TRANSACTION:
-                self._write_batch(repo, branch, batch)
+                _add(deleted, self._write_batch(repo, branch, batch))
                 batch, rows = [], 0
         if batch:
-            self._write_batch(repo, branch, batch)
+            _add(deleted, self._write_batch(repo, branch, batch))
+        return deleted
 
-    def _write_batch(self, repo: str, branch: str, batch: list[FileSubgraph]) -> None:
-        def work(tx: neo4j.ManagedTransaction) -> None:
-            _replace_in_tx(tx, repo, branch, batch)
+    def _write_batch(self, repo: str, branch: str, batch: list[FileSubgraph]) -> dict[str, int]:
+        def work(tx: neo4j.ManagedTransaction) -> dict[str, int]:
+            return _replace_in_tx(tx, repo, branch, batch)
 
         with self._session() as session:
-            self._run_translated(lambda: session.execute_write(work))
+            return self._run_translated(lambda: session.execute_write(work))
 
     def has_branch(self, repo: str, branch: str) -> bool:
         rows = self.read_query(
@@ -204,17 +206,20 @@ class Neo4jGraphStore:
         )
         return [r["path"] for r in rows]
 
-    def delete_files(self, repo: str, branch: str, paths: Sequence[str]) -> None:
+    def delete_files(self, repo: str, branch: str, paths: Sequence[str]) -> dict[str, int]:
         if not paths:
-            return
+            return {"nodes_deleted": 0, "edges_deleted": 0}
         query = (
             "UNWIND $paths AS p MATCH (f:File {repo: $repo, branch: $branch, path: p}) "
-            "OPTIONAL MATCH (f)-[:DEFINES*]->(n) DETACH DELETE n, f"
+            "MATCH (f)-[:DEFINES*0..]->(n) WITH DISTINCT n "
+            "WITH n, COUNT { (n)--() } AS degree DETACH DELETE n RETURN count(n) AS n, sum(degree) AS edges"
         )
         with self._session() as session:
-            self._run_translated(
-                lambda: session.execute_write(lambda tx: tx.run(query, repo=repo, branch=branch, paths=list(paths)).consume())
+            record = self._run_translated(
+                lambda: session.execute_write(lambda tx: tx.run(query, repo=repo, branch=branch, paths=list(paths)).single())
             )
+        # An edge between two deleted nodes is counted from both ends: an upper bound.
+        return {"nodes_deleted": record["n"], "edges_deleted": record["edges"] or 0}
 
     def prune_unresolved(self, repo: str, branch: str) -> int:
         query = (
@@ -326,8 +331,15 @@ def _create_edges_query(edge_type: str, src_label: str, dst_label: str, target: 
     )
 
 
-def _replace_in_tx(tx: neo4j.ManagedTransaction, repo: str, branch: str, batch: list[FileSubgraph]) -> None:
-    """Replace the subgraphs of a batch of files: drop what they owned, write what they own."""
+def _add(total: dict[str, int], part: dict[str, int]) -> None:
+    for key, value in part.items():
+        total[key] = total.get(key, 0) + value
+
+
+def _replace_in_tx(tx: neo4j.ManagedTransaction, repo: str, branch: str, batch: list[FileSubgraph]) -> dict[str, int]:
+    """Replace the subgraphs of a batch of files: drop what they owned, write what they own.
+    Returns how many nodes and edges went (nodes with every edge into them)."""
+    deleted = {"nodes_deleted": 0, "edges_deleted": 0}
     paths = [s.path for s in batch]
     new_ids = {n.id for s in batch for n in s.nodes}
     old = [
@@ -342,28 +354,37 @@ def _replace_in_tx(tx: neo4j.ManagedTransaction, repo: str, branch: str, batch: 
     ]
     if old:
         # Owned edges go first (they are rewritten below); vanished nodes go with their edges.
-        tx.run(
+        owned = tx.run(
             "UNWIND $paths AS p MATCH (f:File {repo: $repo, branch: $branch, path: p}) "
             "MATCH (f)-[:DEFINES*0..]->(n) "
             "OPTIONAL MATCH (n)-[out]->() WHERE type(out) <> 'TESTED_BY' "
             "OPTIONAL MATCH (n)<-[tb:TESTED_BY]-() "
-            "WITH collect(DISTINCT out) + collect(DISTINCT tb) AS owned UNWIND owned AS r DELETE r",
+            "WITH collect(DISTINCT out) + collect(DISTINCT tb) AS owned UNWIND owned AS r DELETE r "
+            "RETURN count(r) AS n",
             repo=repo,
             branch=branch,
             paths=paths,
-        ).consume()
+        ).single()["n"]
+        deleted["edges_deleted"] += owned
         vanished: dict[str, list[str]] = defaultdict(list)
         for node_id, label in old:
             if node_id not in new_ids:
                 vanished[label].append(node_id)
         for label, ids in vanished.items():
-            tx.run(f"UNWIND $ids AS id MATCH (n:{label} {{id: id}}) DETACH DELETE n", ids=ids).consume()
+            record = tx.run(
+                f"UNWIND $ids AS id MATCH (n:{label} {{id: id}}) "
+                "WITH n, COUNT { (n)--() } AS degree DETACH DELETE n RETURN count(n) AS n, sum(degree) AS edges",
+                ids=ids,
+            ).single()
+            deleted["nodes_deleted"] += record["n"]
+            deleted["edges_deleted"] += record["edges"] or 0
     for label, rows in _node_rows(batch).items():
         tx.run(_merge_nodes_query(label), repo=repo, branch=branch, rows=rows).consume()
     for (edge_type, src_label, dst_label), rows in _edge_rows(batch).items():
         # A target in a file of a later batch is MERGEd as a keyed node the later batch
         # completes, so no edge waits for write order.
         tx.run(_create_edges_query(edge_type, src_label, dst_label, "MERGE"), repo=repo, branch=branch, rows=rows).consume()
+    return deleted
 
 
 def _plain(value: Any) -> Any:

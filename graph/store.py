@@ -17,8 +17,9 @@ class GraphStore(Protocol):
     def ensure_schema(self) -> None:
         """Create constraints and indexes (idempotent)."""
 
-    def replace_files(self, repo: str, branch: str, subgraphs: Sequence[FileSubgraph]) -> None:
-        """Replace each file's subgraph; every file is written whole in one transaction."""
+    def replace_files(self, repo: str, branch: str, subgraphs: Sequence[FileSubgraph]) -> dict[str, int]:
+        """Replace each file's subgraph; every file is written whole in one transaction.
+        Returns ``nodes_deleted`` and ``edges_deleted``."""
 
     def has_branch(self, repo: str, branch: str) -> bool:
         """Whether any file of the branch is stored."""
@@ -35,8 +36,8 @@ class GraphStore(Protocol):
     def files_except(self, repo: str, branch: str, keep_paths: Iterable[str]) -> list[str]:
         """Paths of the branch's stored files that are not in ``keep_paths``."""
 
-    def delete_files(self, repo: str, branch: str, paths: Sequence[str]) -> None:
-        """Delete the subgraphs of these files, with every edge into them."""
+    def delete_files(self, repo: str, branch: str, paths: Sequence[str]) -> dict[str, int]:
+        """Delete the subgraphs of these files, with every edge into them; return counts."""
 
     def prune_unresolved(self, repo: str, branch: str) -> int:
         """Delete ``Unresolved`` nodes of the branch that no edge points at any more."""

@@ -313,11 +313,11 @@ def _write_graph(
         removed = sorted(set(states) - current)
         pg.mark_files_dirty(name, branch, [s.path for s in written])
         for start in range(0, len(written), _FILES_PER_WRITE):
-            graph.replace_files(name, branch, written[start : start + _FILES_PER_WRITE])
+            work.update(graph.replace_files(name, branch, written[start : start + _FILES_PER_WRITE]))
             report("write", min(start + _FILES_PER_WRITE, len(written)), len(written))
         # The graph is asked, not the states: a crashed run may have left files they miss.
         removed = sorted(set(removed) | set(graph.files_except(name, branch, current)))
-        graph.delete_files(name, branch, removed)
+        work.update(graph.delete_files(name, branch, removed))
         if written or removed:
             graph.prune_unresolved(name, branch)
     blob_of = {s.path: _file_blob(s) for s in subgraphs}

@@ -67,6 +67,8 @@ def test_update_rewrites_only_what_changed_and_callers_of_deleted_symbols_dangle
     assert update.work["files_parsed"] == 1
     # api.py did not change, but its call to helper() now dangles: it was re-resolved.
     assert update.work["files_written"] == 2 and update.work["files_re_resolved"] == 1
+    assert update.work["nodes_deleted"] == 1  # helper()
+    assert update.work["edges_deleted"] >= 2  # its DEFINES edge and the call into it from api.py
     assert edge_of(graph_store, repo_dir.name, "main", "app.api.handle", "helper") == {"resolved": False, "target": "helper"}
     assert_equals_fresh_ingest(repo_dir, "main", config, graph_store, pg_store)
 
