@@ -22,15 +22,24 @@ def main() -> None:
     cli(prog_name="branchgraph")
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Group(click.Group):
+    """Turns branchgraph's own errors into a message and exit 1 for every command, so the
+    commands themselves only parse options and call the API."""
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except ReadOnlyViolation as exc:
+            raise click.ClickException(f"refused: {exc}") from exc
+        except BranchgraphError as exc:
+            raise click.ClickException(str(exc)) from exc
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="branchgraph")
 def cli() -> None:
     """Branch-aware code knowledge graph: index git branches into Neo4j and pgvector,
     query them with Cypher."""
-
-
-def _fail(exc: BranchgraphError) -> click.ClickException:
-    return click.ClickException(str(exc))
 
 
 def _emit_json(document: Any) -> None:
@@ -108,8 +117,6 @@ def ingest(
             summaries = api.ingest_all(path, remotes=remotes, wait_for_lock=wait, progress=bars)
         else:
             summaries = [api.ingest(path, branch=branch, rev=rev, base=base, full=full, wait_for_lock=wait, progress=bars)]
-    except BranchgraphError as exc:
-        raise _fail(exc) from exc
     finally:
         if bars:
             bars.close()
@@ -154,10 +161,7 @@ def _age(seconds: float) -> str:
 def status(path: str, as_json: bool) -> None:
     """Show every indexed branch of the repository at PATH: indexed commit, how far it lags
     the branch head, when it ran, counts and unresolved-reference rate."""
-    try:
-        states = api.status(path)
-    except BranchgraphError as exc:
-        raise _fail(exc) from exc
+    states = api.status(path)
     if as_json:
         _emit_json([s.to_dict() for s in states])
         return
@@ -208,10 +212,7 @@ def prune(path: str, older_than: str | None, deleted: bool, dry_run: bool, as_js
     age = _parse_age(older_than)
     if age is None and not deleted:
         raise click.UsageError("say what to prune: --deleted, --older-than AGE, or both")
-    try:
-        pruned = api.prune(path, older_than=age, deleted=deleted, dry_run=dry_run)
-    except BranchgraphError as exc:
-        raise _fail(exc) from exc
+    pruned = api.prune(path, older_than=age, deleted=deleted, dry_run=dry_run)
     if as_json:
         _emit_json([p.to_dict() for p in pruned])
         return
@@ -239,10 +240,7 @@ def hook_install(path: str, uninstall: bool) -> None:
     """
     from branchgraph.hooks import install_hooks, uninstall_hooks
 
-    try:
-        changed = uninstall_hooks(path) if uninstall else install_hooks(path)
-    except BranchgraphError as exc:
-        raise _fail(exc) from exc
+    changed = uninstall_hooks(path) if uninstall else install_hooks(path)
     verb = "removed from" if uninstall else "installed in"
     for hook_file in changed:
         click.echo(f"{verb} {hook_file}")
@@ -285,12 +283,7 @@ def cypher(query: str, params: tuple[str, ...], limit: int, timeout_s: float, as
     Example: branchgraph cypher "MATCH (f:Function {branch: $b}) RETURN f.qualname LIMIT 5" --param b=main
     """
     parsed = dict(_parse_param(p) for p in params)
-    try:
-        rows = api.cypher(query, parsed, config=Config.load(), timeout_s=timeout_s, limit=limit)
-    except ReadOnlyViolation as exc:
-        raise click.ClickException(f"refused: {exc}") from exc
-    except BranchgraphError as exc:
-        raise _fail(exc) from exc
+    rows = api.cypher(query, parsed, config=Config.load(), timeout_s=timeout_s, limit=limit)
     _print_rows(rows, as_json)
 
 
@@ -316,8 +309,5 @@ def query(name: str | None, params: tuple[str, ...], list_only: bool, limit: int
                 default = "" if p.required else f" (default {json.dumps(p.default)})"
                 click.echo(f"    --param {p.name}=...  {p.description}{default}")
         return
-    try:
-        rows = api.run_named_query(name, dict(_parse_param(p) for p in params), config=Config.load(), limit=limit)
-    except BranchgraphError as exc:
-        raise _fail(exc) from exc
+    rows = api.run_named_query(name, dict(_parse_param(p) for p in params), config=Config.load(), limit=limit)
     _print_rows(rows, as_json)
