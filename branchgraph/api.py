@@ -107,12 +107,7 @@ def ingest_all(
         pending = dict(heads)
         while pending:
             indexed = [r.indexed_commit for r in pg.branches(name) if git.commit_exists(repo, r.indexed_commit)]
-
-            def cost(item: tuple[str, str]) -> int:
-                # Files to do: from scratch (old=None), or on top of the nearest indexed commit.
-                return min(git.diff_commits(repo, old, item[1], detect_renames=False).count for old in [None, *indexed])
-
-            branch, commit = min(pending.items(), key=cost)
+            branch, commit = min(pending.items(), key=lambda item: _files_to_do(repo, item[1], indexed))
             del pending[branch]
             summaries.append(
                 ingest_branch(
@@ -128,6 +123,11 @@ def ingest_all(
                 )
             )
     return summaries
+
+
+def _files_to_do(repo, commit: str, indexed: list[str]) -> int:
+    """Files an ingest of ``commit`` has to do: from scratch, or on the nearest indexed commit."""
+    return min(git.diff_commits(repo, old, commit, detect_renames=False).count for old in [None, *indexed])
 
 
 def status(path: str | Path = ".", *, config: Config | None = None) -> list[BranchStatus]:

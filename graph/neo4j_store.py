@@ -74,12 +74,12 @@ class Neo4jGraphStore:
             existing = {
                 r["name"]
                 for show in ("SHOW CONSTRAINTS YIELD name", "SHOW INDEXES YIELD name")
-                for r in self._run_translated(lambda: list(session.run(show)))
+                for r in self._autocommit(session, show)
             }
             for name, statement in _schema_statements():
                 # Schema statements are slow even when they change nothing: run only new ones.
                 if name not in existing:
-                    self._run_translated(lambda: session.run(statement).consume())
+                    self._autocommit(session, statement)
 
     # ----- writes ---------------------------------------------------------------------
 
@@ -147,37 +147,32 @@ class Neo4jGraphStore:
         params = {"repo": repo, "source": source, "target": target, "prefix": branch_prefix(repo, target), "cut": BRANCH_PREFIX_LEN}
         with self._session() as session:
             for label in NODE_LABELS:
-                self._run_translated(
-                    lambda: session.run(
-                        f"MATCH (n:{label} {{repo: $repo, branch: $source}}) "
-                        # One map, so the copy never holds the source's id (the constraint is eager).
-                        f"CALL (n) {{ CREATE (m:{label}) SET m = n {{.*, branch: $target, "
-                        f"id: $prefix + substring(n.id, $cut)}} }} IN TRANSACTIONS OF {_BULK_ROWS} ROWS",
-                        params,
-                    ).consume()
+                self._autocommit(
+                    session,
+                    f"MATCH (n:{label} {{repo: $repo, branch: $source}}) "
+                    # One map, so the copy never holds the source's id (the constraint is eager).
+                    f"CALL (n) {{ CREATE (m:{label}) SET m = n {{.*, branch: $target, "
+                    f"id: $prefix + substring(n.id, $cut)}} }} IN TRANSACTIONS OF {_BULK_ROWS} ROWS",
+                    params,
                 )
-            shapes = self._run_translated(
-                lambda: list(
-                    session.run(
-                        "MATCH (f:File {repo: $repo, branch: $source}) WHERE f.path IS NOT NULL "
-                        "MATCH (f)-[:DEFINES*0..]->(n)-[r]->(b) "
-                        "RETURN DISTINCT type(r) AS t, labels(n)[0] AS a, labels(b)[0] AS b",
-                        params,
-                    )
-                )
+            shapes = self._autocommit(
+                session,
+                "MATCH (f:File {repo: $repo, branch: $source}) WHERE f.path IS NOT NULL "
+                "MATCH (f)-[:DEFINES*0..]->(n)-[r]->(b) "
+                "RETURN DISTINCT type(r) AS t, labels(n)[0] AS a, labels(b)[0] AS b",
+                params,
             )
             for shape in shapes:
                 edge_type, src_label, dst_label = shape["t"], shape["a"], shape["b"]
-                self._run_translated(
-                    lambda: session.run(
-                        f"MATCH (a:{src_label} {{repo: $repo, branch: $source}})-[r:{edge_type}]->(b:{dst_label}) "
-                        f"CALL (a, r, b) {{ "
-                        f"MATCH (a2:{src_label} {{id: $prefix + substring(a.id, $cut)}}) "
-                        f"MATCH (b2:{dst_label} {{id: $prefix + substring(b.id, $cut)}}) "
-                        f"CREATE (a2)-[r2:{edge_type}]->(b2) SET r2 = properties(r), r2.branch = $target "
-                        f"}} IN TRANSACTIONS OF {_BULK_ROWS} ROWS",
-                        params,
-                    ).consume()
+                self._autocommit(
+                    session,
+                    f"MATCH (a:{src_label} {{repo: $repo, branch: $source}})-[r:{edge_type}]->(b:{dst_label}) "
+                    f"CALL (a, r, b) {{ "
+                    f"MATCH (a2:{src_label} {{id: $prefix + substring(a.id, $cut)}}) "
+                    f"MATCH (b2:{dst_label} {{id: $prefix + substring(b.id, $cut)}}) "
+                    f"CREATE (a2)-[r2:{edge_type}]->(b2) SET r2 = properties(r), r2.branch = $target "
+                    f"}} IN TRANSACTIONS OF {_BULK_ROWS} ROWS",
+                    params,
                 )
 
     def delete_branch(self, repo: str, branch: str) -> int:
@@ -185,15 +180,13 @@ class Neo4jGraphStore:
         deleted = 0
         with self._session() as session:
             for label in NODE_LABELS:
-                record = self._run_translated(
-                    lambda: session.run(
-                        f"MATCH (n:{label} {{repo: $repo, branch: $branch}}) "
-                        f"CALL (n) {{ DETACH DELETE n }} IN TRANSACTIONS OF {_BULK_ROWS} ROWS RETURN count(*) AS n",
-                        repo=repo,
-                        branch=branch,
-                    ).single()
+                (record,) = self._autocommit(
+                    session,
+                    f"MATCH (n:{label} {{repo: $repo, branch: $branch}}) "
+                    f"CALL (n) {{ DETACH DELETE n }} IN TRANSACTIONS OF {_BULK_ROWS} ROWS RETURN count(*) AS n",
+                    {"repo": repo, "branch": branch},
                 )
-                deleted += int(record["n"]) if record else 0
+                deleted += int(record["n"])
         return deleted
 
     def files_except(self, repo: str, branch: str, keep_paths: Iterable[str]) -> list[str]:
@@ -267,6 +260,10 @@ class Neo4jGraphStore:
     def _session(self, read: bool = False) -> neo4j.Session:
         mode = neo4j.READ_ACCESS if read else neo4j.WRITE_ACCESS
         return self._driver.session(database=self.database, default_access_mode=mode)
+
+    def _autocommit(self, session: neo4j.Session, query: str, params: dict[str, Any] | None = None) -> list[neo4j.Record]:
+        """Run one auto-commit statement (schema changes and CALL ... IN TRANSACTIONS need one)."""
+        return self._run_translated(lambda: list(session.run(query, params or {})))
 
     def _run_translated(self, fn):
         try:
