@@ -407,5 +407,7 @@ def _embed(
         vectors = embedder.embed([pending[k] for k in keys])
         pg.put_embeddings(embedder.model_id, list(zip(keys, vectors)))
         report("embed", min(start + _TEXTS_PER_EMBED, len(missing)), len(missing))
+    if missing or carried:
+        pg.ensure_vector_index(embedder.model_id, embedder.dims)
     summary.embeddings = {"computed": len(missing), "reused": len(pending) - len(missing) - len(carried), "carried": len(carried)}
     pg.replace_node_embeddings(name, branch, rows, scope)

@@ -33,7 +33,7 @@ def content_key(embedder: Embedder, text: str) -> str:
     return digest.hexdigest()
 
 
-EMBEDDER_NAMES = ("hashing", "openai", "none")
+EMBEDDER_NAMES = ("hashing", "local", "local-transformer", "openai", "none")
 
 
 def make_embedder(name: str, *, openai_model: str | None = None, dims: int | None = None,
@@ -45,6 +45,14 @@ def make_embedder(name: str, *, openai_model: str | None = None, dims: int | Non
         from branchgraph.ingest.embed.hashing import HashingEmbedder
 
         return HashingEmbedder(dims or 256)
+    if name == "local":
+        from branchgraph.ingest.embed.minilm import StaticMiniLM
+
+        return StaticMiniLM(dims or 256)
+    if name == "local-transformer":
+        from branchgraph.ingest.embed.minilm import MiniLMTransformer
+
+        return MiniLMTransformer()
     if name == "openai":
         from branchgraph.ingest.embed.openai_provider import OpenAIEmbedder
 

