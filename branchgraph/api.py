@@ -9,11 +9,14 @@ from pathlib import Path
 from typing import Any
 
 from branchgraph.config import Config
+from branchgraph.errors import NotIndexed
 from branchgraph.graph.store import DEFAULT_QUERY_TIMEOUT_S, DEFAULT_ROW_LIMIT
 from branchgraph.ingest import git
 from branchgraph.ingest.embed import make_embedder
 from branchgraph.ingest.pipeline import IngestSummary, Progress, ingest_branch, repo_name_for
 from branchgraph.queries import NamedQuery, named_queries, named_query
+from branchgraph.retrieval.search import SearchHit
+from branchgraph.retrieval.search import search as search_entries
 from branchgraph.stores import open_graph_store, open_pg_store
 
 
@@ -155,6 +158,28 @@ def status(path: str | Path = ".", *, config: Config | None = None) -> list[Bran
             )
         )
     return out
+
+
+def search(
+    query: str,
+    *,
+    path: str | Path = ".",
+    branch: str | None = None,
+    k: int = 10,
+    config: Config | None = None,
+) -> list[SearchHit]:
+    """The ``k`` best entry symbols of a branch for ``query``: vector and full-text search
+    fused with reciprocal rank fusion, exact identifier matches boosted."""
+    root, config = _root_and_config(path, config)
+    branch = branch or git.current_branch(git.open_repo(root))
+    name = repo_name_for(root)
+    with open_graph_store(config) as graph, open_pg_store(config, root) as pg:
+        record = pg.branch_record(name, branch)
+        if record is None:
+            raise NotIndexed(f"{name}@{branch} is not indexed; run `branchgraph ingest --branch {branch}` first")
+        return search_entries(
+            query, repo=name, branch=branch, pg=pg, graph=graph, embedder=_embedder(config), embedder_of_branch=record.embedder, k=k
+        )
 
 
 def cypher(

@@ -258,6 +258,29 @@ def _parse_param(text: str) -> tuple[str, Any]:
         return key, value
 
 
+@cli.command()
+@click.argument("query")
+@click.option("--repo", "path", default=".", type=click.Path(exists=True, file_okay=False), help="Repository (default: .).")
+@click.option("--branch", help="Branch (default: the checked-out branch).")
+@click.option("-k", "k", default=10, show_default=True, type=click.IntRange(1, 200), help="How many symbols.")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON list of hits.")
+def search(query: str, path: str, branch: str | None, k: int, as_json: bool) -> None:
+    """Find the symbols of an indexed branch that best match QUERY (words or identifiers).
+
+    Vector search and full-text search over identifier-split names are fused; a symbol
+    whose name appears in the query is boosted.
+    """
+    hits = api.search(query, path=path, branch=branch, k=k)
+    if as_json:
+        _emit_json([h.to_dict() for h in hits])
+        return
+    if not hits:
+        click.echo("(no matches)")
+    for h in hits:
+        why = ", ".join(f for f, on in (("vector", h.dense_rank), ("text", h.lexical_rank), ("name", h.exact)) if on)
+        click.echo(f"{h.score:.4f}  {h.kind:<8} {h.qualname}  {h.path}:{h.start_line}-{h.end_line}  ({why})")
+
+
 def _print_rows(rows: list[dict[str, Any]], as_json: bool) -> None:
     if as_json:
         _emit_json(rows)

@@ -205,6 +205,49 @@ class PgStore:
                 (repo, branch),
             )
 
+    def dense_search(self, repo: str, branch: str, model: str, query: np.ndarray, k: int) -> list[tuple[str, float]]:
+        """(node id, cosine similarity) of the branch's nodes nearest to ``query``.
+
+        Exact: the branch filter sits on the node rows, which an index over the shared,
+        content-keyed vectors cannot apply; at the sizes measured so far an exact scan of one
+        branch's vectors answers in milliseconds.
+        """
+        dims = int(query.shape[0])
+        statement = sql.SQL(
+            "SELECT n.node_id, 1 - (e.embedding::vector({dims}) <=> %s::vector({dims})) AS score "
+            "FROM node_embeddings n JOIN embeddings e USING (content_key) "
+            "WHERE n.repo = %s AND n.branch = %s AND e.model = %s AND e.dims = {dims} "
+            "ORDER BY e.embedding::vector({dims}) <=> %s::vector({dims}) LIMIT %s"
+        ).format(dims=sql.Literal(dims))
+        vector = np.asarray(query, dtype=np.float32)
+        with self._transaction() as cur:
+            cur.execute(statement, (vector, repo, branch, model, vector, k))
+            return [(node_id, float(score)) for node_id, score in cur.fetchall()]
+
+    def lexical_search(self, repo: str, branch: str, terms: Sequence[str], k: int) -> list[tuple[str, float]]:
+        """(node id, rank) of the branch's nodes whose identifier-split text matches any term,
+        best first (more and rarer matching terms rank higher)."""
+        if not terms:
+            return []
+        with self._transaction() as cur:
+            cur.execute(
+                "WITH q AS (SELECT to_tsquery('simple', %s) AS query) "
+                "SELECT n.node_id, ts_rank_cd(n.lexical_tsv, q.query) AS rank FROM node_embeddings n, q "
+                "WHERE n.repo = %s AND n.branch = %s AND n.lexical_tsv @@ q.query "
+                "ORDER BY rank DESC, n.qualname LIMIT %s",
+                (" | ".join(terms), repo, branch, k),
+            )
+            return [(node_id, float(rank)) for node_id, rank in cur.fetchall()]
+
+    def node_rows(self, repo: str, branch: str, ids: Sequence[str]) -> dict[str, tuple[str, str, str]]:
+        """node id -> (label, path, qualname)."""
+        with self._transaction() as cur:
+            cur.execute(
+                "SELECT node_id, label, path, qualname FROM node_embeddings WHERE repo = %s AND branch = %s AND node_id = ANY(%s)",
+                (repo, branch, list(ids)),
+            )
+            return {row[0]: (row[1], row[2], row[3]) for row in cur.fetchall()}
+
     def node_embedding_count(self, repo: str, branch: str) -> int:
         with self._transaction() as cur:
             cur.execute("SELECT count(*) FROM node_embeddings WHERE repo = %s AND branch = %s", (repo, branch))

@@ -1,0 +1,122 @@
+"""Entry search: dense top-k from pgvector and lexical top-k from PostgreSQL full-text search
+over identifier-split text, fused with reciprocal rank fusion; exact identifier matches are
+boosted. The first stage of ``context()`` and the ``search`` command.
+
+Uses the stores and the embedder (low-level pieces); never the ingest pipeline.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from branchgraph.errors import BranchgraphError
+from branchgraph.graph.lexical import lexical_text
+from branchgraph.graph.pgstore import PgStore
+from branchgraph.graph.store import GraphStore
+
+# Reciprocal rank fusion constant (Cormack et al.): dampens the head of each list.
+RRF_K = 60
+# How many candidates each list contributes before fusion, per result asked for.
+CANDIDATES_PER_RESULT = 5
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_SYMBOL_LABELS = ("Class", "Function", "Method", "Interface")
+
+
+class EmbedderMismatch(BranchgraphError):
+    """The query would be embedded by another model than the branch's vectors."""
+
+
+@dataclass(frozen=True, slots=True)
+class SearchHit:
+    """One entry symbol: where it is and why it ranks where it does."""
+
+    id: str
+    kind: str
+    qualname: str
+    path: str
+    start_line: int | None
+    end_line: int | None
+    score: float
+    dense_rank: int | None  # 1-based rank in the vector list, None when absent
+    lexical_rank: int | None
+    exact: bool  # its name is an identifier of the query
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def search(
+    query: str,
+    *,
+    repo: str,
+    branch: str,
+    pg: PgStore,
+    graph: GraphStore,
+    embedder,
+    embedder_of_branch: str,
+    k: int = 10,
+) -> list[SearchHit]:
+    """The ``k`` best entry symbols of a branch for a natural-language or identifier query."""
+    if embedder is None:
+        raise EmbedderMismatch("search needs an embedder; this configuration has BRANCHGRAPH_EMBEDDER=none")
+    current = f"{embedder.model_id}/{embedder.dims}"
+    if embedder_of_branch != current:
+        raise EmbedderMismatch(
+            f"{branch!r} was embedded with {embedder_of_branch}, but the configured embedder is {current}; "
+            "set BRANCHGRAPH_EMBEDDER to match, or re-ingest the branch with --full"
+        )
+    depth = max(k * CANDIDATES_PER_RESULT, 20)
+    vector = embedder.embed([query])[0]
+    dense = pg.dense_search(repo, branch, embedder.model_id, vector, depth)
+    terms = sorted(set(lexical_text(query).split()))
+    lexical = pg.lexical_search(repo, branch, terms, depth)
+
+    fused: dict[str, float] = defaultdict(float)
+    ranks: dict[str, dict[str, int]] = defaultdict(dict)
+    for source, hits in (("dense", dense), ("lexical", lexical)):
+        for rank, (node_id, _) in enumerate(hits, 1):
+            fused[node_id] += 1.0 / (RRF_K + rank)
+            ranks[node_id][source] = rank
+    rows = pg.node_rows(repo, branch, list(fused))
+    identifiers = {w.lower() for w in _IDENTIFIER.findall(query)}
+    exact = {node_id for node_id, (_, _, qualname) in rows.items() if qualname.rsplit(".", 1)[-1].lower() in identifiers}
+    for node_id in exact:
+        # As if first in a third list: an identifier written in the query is a strong signal.
+        fused[node_id] += 1.0 / (RRF_K + 1)
+    best = sorted(fused, key=lambda node_id: (-fused[node_id], rows.get(node_id, ("", "", node_id))[2]))[:k]
+    spans = _spans(graph, {node_id: rows[node_id][0] for node_id in best if node_id in rows})
+    return [
+        SearchHit(
+            id=node_id,
+            kind=rows[node_id][0],
+            qualname=rows[node_id][2],
+            path=rows[node_id][1],
+            start_line=spans.get(node_id, (None, None))[0],
+            end_line=spans.get(node_id, (None, None))[1],
+            score=round(fused[node_id], 6),
+            dense_rank=ranks[node_id].get("dense"),
+            lexical_rank=ranks[node_id].get("lexical"),
+            exact=node_id in exact,
+        )
+        for node_id in best
+        if node_id in rows
+    ]
+
+
+def _spans(graph: GraphStore, labels: dict[str, str]) -> dict[str, tuple[int, int]]:
+    """Line spans from the graph (they change with edits that keep the embedding)."""
+    by_label: dict[str, list[str]] = defaultdict(list)
+    for node_id, label in labels.items():
+        if label in _SYMBOL_LABELS:
+            by_label[label].append(node_id)
+    spans = {}
+    for label, ids in by_label.items():
+        rows = graph.read_query(
+            f"UNWIND $ids AS id MATCH (n:{label} {{id: id}}) RETURN n.id AS id, n.start_line AS s, n.end_line AS e",
+            {"ids": ids},
+        )
+        spans.update({r["id"]: (r["s"], r["e"]) for r in rows})
+    return spans
