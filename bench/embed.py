@@ -1,14 +1,16 @@
-"""Embedding throughput on real symbols: the enriched texts of django's functions, methods and
-classes, embedded by each offline mode. Prints symbols/s and the ratio of each mode to the
-slowest one measured in the same run. (Recall@10 on the golden set comes with the retrieval
-work: see the issues.)
+"""Embedders compared: throughput on real symbols (the enriched texts of django's functions,
+methods and classes; symbols/s and the ratio to the slowest mode, measured in the same run),
+then vector-only recall@10 on the golden set (tests/golden/click.json) for each mode — and for
+the OpenAI provider when OPENAI_API_KEY is set.
 
-    python bench/embed.py [--version 5.1.4] [--transformer-sample 200]
+    BRANCHGRAPH_NEO4J_URI=bolt://127.0.0.1:7687 python bench/embed.py [--transformer-sample 200] [--no-recall]
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import os
 import tarfile
 import tempfile
 import time
@@ -18,7 +20,9 @@ from branchgraph.ingest.embed import make_embedder
 from branchgraph.ingest.embed.text import enriched_text
 from branchgraph.ingest.extract import extract
 from branchgraph.ingest.python_modules import module_name
-from corpus import fetch_sdist
+from branchgraph.config import Config
+from corpus import drop_repo, fetch_sdist
+from golden_run import commit_golden_corpus, golden_set, measure_recall
 
 
 def symbol_texts(root: Path) -> list[str]:
@@ -49,6 +53,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", default="5.1.4")
     parser.add_argument("--transformer-sample", type=int, default=200, help="symbols for the slow transformer mode")
+    parser.add_argument("--no-recall", action="store_true", help="throughput only (no Neo4j needed)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp, tarfile.open(fetch_sdist("Django", args.version)) as tar:
         tar.extractall(tmp, filter="data")
@@ -66,6 +71,23 @@ def main() -> None:
         print(f"{mode:<18} {embedder.model_id:<26} dims {embedder.dims:<4} load {load:6.1f} s   {rates[mode]:9.1f} symbols/s ({sample} symbols)")
     slowest = min(rates.values())
     print("ratio to the slowest mode: " + ", ".join(f"{m} {r / slowest:.0f}x" for m, r in rates.items()))
+    if not args.no_recall:
+        print_recall([*rates, *(["openai"] if os.environ.get("OPENAI_API_KEY") else [])])
+
+
+def print_recall(embedders: list[str]) -> None:
+    golden = golden_set()
+    with tempfile.TemporaryDirectory(prefix="branchgraph-bench-") as tmp:
+        root = Path(tmp) / f"{golden.package}-embed"
+        commit_golden_corpus(golden, root)
+        config = dataclasses.replace(Config.load(), index_dir=Path(tmp) / "index")
+        try:
+            print(f"vector-only recall@10 on {len(golden.questions)} golden questions ({golden.package} {golden.version}):")
+            for name in embedders:
+                recall = measure_recall(root, config, name, ("dense",), golden)["dense"]
+                print(f"  {name:<18} {recall[10]:.3f}")
+        finally:
+            drop_repo(root, config)
 
 
 if __name__ == "__main__":

@@ -72,13 +72,13 @@ def ingest(
     ``wait_for_lock`` False, a concurrent ingest of the same branch raises ``IngestLocked``.
     """
     root, config = _root_and_config(path, config)
-    embedder = _embedder(config)
+    # Stores first: a dead database fails at once, before a model is loaded or built.
     with open_graph_store(config) as graph, open_pg_store(config, root) as pg:
         return ingest_branch(
             root,
             graph,
             pg,
-            embedder,
+            _embedder(config),
             branch=branch,
             rev=rev,
             base=base,
@@ -104,9 +104,9 @@ def ingest_all(
     repo = git.open_repo(root)
     name = repo_name_for(root)
     heads = git.branch_refs(repo, remotes=remotes)
-    embedder = _embedder(config)
     summaries = []
     with open_graph_store(config) as graph, open_pg_store(config, root) as pg:
+        embedder = _embedder(config)
         pending = dict(heads)
         while pending:
             indexed = [r.indexed_commit for r in pg.branches(name) if git.commit_exists(repo, r.indexed_commit)]
@@ -166,6 +166,7 @@ def search(
     path: str | Path = ".",
     branch: str | None = None,
     k: int = 10,
+    mode: str = "hybrid",
     config: Config | None = None,
 ) -> list[SearchHit]:
     """The ``k`` best entry symbols of a branch for ``query``: vector and full-text search
@@ -178,7 +179,7 @@ def search(
         if record is None:
             raise NotIndexed(f"{name}@{branch} is not indexed; run `branchgraph ingest --branch {branch}` first")
         return search_entries(
-            query, repo=name, branch=branch, pg=pg, graph=graph, embedder=_embedder(config), embedder_of_branch=record.embedder, k=k
+            query, repo=name, branch=branch, pg=pg, graph=graph, embedder=_embedder(config), embedder_of_branch=record.embedder, k=k, mode=mode
         )
 
 

@@ -43,7 +43,7 @@ class Config:
     neo4j_password: str | None = None
     neo4j_database: str | None = None
     database_url: str | None = None
-    embedder: str = "hashing"
+    embedder: str = "local"
     openai_model: str = "text-embedding-3-small"
     embedding_dims: int | None = None
     openai_api_key: str | None = dataclasses.field(default=None, repr=False)

@@ -168,8 +168,23 @@ def ingest_branch(
             summary.changes = diff.to_dict()
             written, removed, states = _write_graph(graph, pg, name, branch, subgraphs, summary.strategy, full, work, report)
         summary.files_deleted = len(removed)
+        # Another embedder than the branch's vectors were made with: every symbol gets a vector
+        # from the new one, so a branch never mixes models or sizes.
+        switched_model = previous is not None and previous.embedder != summary.embedder
         with clock.stage("embed"):
-            _embed(repo, pg, embedder, name, branch, written, removed, diff.renamed, summary.strategy == STRATEGY_BULK, summary, report)
+            _embed(
+                repo,
+                pg,
+                embedder,
+                name,
+                branch,
+                subgraphs if switched_model else written,
+                removed,
+                diff.renamed,
+                summary.strategy == STRATEGY_BULK or switched_model,
+                summary,
+                report,
+            )
         # A file's state says its graph *and* vector rows are current, so it is set last.
         pg.set_file_states(name, branch, states, removed)
         pg.record_branch(

@@ -23,6 +23,7 @@ RRF_K = 60
 CANDIDATES_PER_RESULT = 5
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _SYMBOL_LABELS = ("Class", "Function", "Method", "Interface")
+MODES = ("hybrid", "dense", "lexical")
 
 
 class EmbedderMismatch(BranchgraphError):
@@ -42,7 +43,7 @@ class SearchHit:
     score: float
     dense_rank: int | None  # 1-based rank in the vector list, None when absent
     lexical_rank: int | None
-    exact: bool  # its name is an identifier of the query
+    exact: bool  # its name is an identifier of the query (boosted in hybrid mode)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -58,8 +59,14 @@ def search(
     embedder,
     embedder_of_branch: str,
     k: int = 10,
+    mode: str = "hybrid",
 ) -> list[SearchHit]:
-    """The ``k`` best entry symbols of a branch for a natural-language or identifier query."""
+    """The ``k`` best entry symbols of a branch for a natural-language or identifier query.
+
+    ``mode`` is ``hybrid`` (the default), or ``dense`` / ``lexical`` alone, for measuring.
+    """
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {MODES}")
     if embedder is None:
         raise EmbedderMismatch("search needs an embedder; this configuration has BRANCHGRAPH_EMBEDDER=none")
     current = f"{embedder.model_id}/{embedder.dims}"
@@ -69,10 +76,9 @@ def search(
             "set BRANCHGRAPH_EMBEDDER to match, or re-ingest the branch with --full"
         )
     depth = max(k * CANDIDATES_PER_RESULT, 20)
-    vector = embedder.embed([query])[0]
-    dense = pg.dense_search(repo, branch, embedder.model_id, vector, depth)
+    dense = pg.dense_search(repo, branch, embedder.model_id, embedder.embed([query])[0], depth) if mode != "lexical" else []
     terms = sorted(set(lexical_text(query).split()))
-    lexical = pg.lexical_search(repo, branch, terms, depth)
+    lexical = pg.lexical_search(repo, branch, terms, depth) if mode != "dense" else []
 
     fused: dict[str, float] = defaultdict(float)
     ranks: dict[str, dict[str, int]] = defaultdict(dict)
@@ -83,7 +89,7 @@ def search(
     rows = pg.node_rows(repo, branch, list(fused))
     identifiers = {w.lower() for w in _IDENTIFIER.findall(query)}
     exact = {node_id for node_id, (_, _, qualname) in rows.items() if qualname.rsplit(".", 1)[-1].lower() in identifiers}
-    for node_id in exact:
+    for node_id in exact if mode == "hybrid" else ():
         # As if first in a third list: an identifier written in the query is a strong signal.
         fused[node_id] += 1.0 / (RRF_K + 1)
     best = sorted(fused, key=lambda node_id: (-fused[node_id], rows.get(node_id, ("", "", node_id))[2]))[:k]

@@ -92,6 +92,7 @@ def test_hooks_update_the_index_in_the_background_and_never_break_git(repo_dir: 
         **os.environ,
         "BRANCHGRAPH_NEO4J_URI": neo4j_uri,
         "BRANCHGRAPH_DATABASE_URL": pg_url,
+        "BRANCHGRAPH_EMBEDDER": "hashing",
         "GIT_AUTHOR_NAME": "t",
         "GIT_AUTHOR_EMAIL": "t@t",
         "GIT_COMMITTER_NAME": "t",
@@ -140,7 +141,7 @@ def test_hooks_update_the_index_in_the_background_and_never_break_git(repo_dir: 
 def test_ingest_cli_reports_strategy_and_work_as_json(repo_dir: Path, neo4j_uri, pg_url):
     repo = init_repo(repo_dir)
     commit_files(repo, APP)
-    env = {"BRANCHGRAPH_NEO4J_URI": neo4j_uri, "BRANCHGRAPH_DATABASE_URL": pg_url}
+    env = {"BRANCHGRAPH_NEO4J_URI": neo4j_uri, "BRANCHGRAPH_DATABASE_URL": pg_url, "BRANCHGRAPH_EMBEDDER": "hashing"}
     first = json.loads(CliRunner().invoke(cli, ["ingest", str(repo_dir), "--json"], env=env).output)
     assert first["strategy"] == "bulk"
     assert first["work"]["files_parsed"] + first["work"]["parse_cache_hits"] == 1  # the cache spans repos

@@ -12,6 +12,7 @@ def test_defaults_mean_local_services(tmp_path: Path):
     config = Config.load(tmp_path, environ={})
     assert config.neo4j_uri == DEFAULT_NEO4J_URI
     assert config.database_url is None
+    assert config.embedder == "local"
     assert config.index_dir_for(tmp_path) == tmp_path / ".branchgraph"
 
 

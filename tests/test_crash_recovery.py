@@ -57,13 +57,13 @@ def run_ingest(repo_dir: Path, env: dict[str, str], kill_after: float | None) ->
 
 
 def test_sigkill_at_random_points_then_rerun_converges(repo_dir: Path, config, graph_store, pg_store, neo4j_uri, pg_url):
-    env = {**os.environ, "BRANCHGRAPH_NEO4J_URI": neo4j_uri, "BRANCHGRAPH_DATABASE_URL": pg_url}
+    env = {**os.environ, "BRANCHGRAPH_NEO4J_URI": neo4j_uri, "BRANCHGRAPH_DATABASE_URL": pg_url, "BRANCHGRAPH_EMBEDDER": "hashing"}
     rng = random.Random(20261130)
     repo = init_repo(repo_dir)
     first = commit_files(repo, generated_package(repo_dir.name, 250, 0))
 
     start = time.monotonic()
-    run_ingest(repo_dir, {**env, "BRANCHGRAPH_EMBEDDER": "hashing"}, None)
+    run_ingest(repo_dir, env, None)
     duration = time.monotonic() - start
     graph_store.delete_branch(repo_dir.name, "main")
     pg_store.delete_branch(repo_dir.name, "main")

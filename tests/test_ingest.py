@@ -248,3 +248,18 @@ def test_a_bare_clone_is_indexed_from_its_object_store(shop_repo: Path, tmp_path
     assert summary.repo == shop_repo.name  # the .git suffix is not part of the name
     assert summary.files == len(FILES)
     assert stored_edges(graph_store, shop_repo.name, "main") == EDGES
+
+
+def test_switching_the_embedder_re_embeds_every_symbol(shop_repo: Path, config, pg_store):
+    import dataclasses
+
+    api.ingest(shop_repo, config=config)
+    switched = api.ingest(shop_repo, config=dataclasses.replace(config, embedding_dims=64))
+    assert switched.work["files_written"] == 0  # the graph did not change
+    assert sum(switched.embeddings.values()) == len(SYMBOLS)
+    dims = pg_store.conn.execute(
+        "SELECT DISTINCT e.dims FROM node_embeddings n JOIN embeddings e USING (content_key) WHERE n.repo = %s",
+        (shop_repo.name,),
+    ).fetchall()
+    assert dims == [(64,)]
+    assert pg_store.branch_record(shop_repo.name, "main").embedder == "feature-hashing-v1/64"

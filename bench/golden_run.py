@@ -1,0 +1,36 @@
+"""The golden set's corpus (click at the pinned version, committed to a throwaway repository)
+and recall measurement per embedder and search mode, shared by the benchmarks."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+from branchgraph import api
+from branchgraph.config import Config
+from branchgraph.retrieval.golden import GoldenSet, recall_at
+from corpus import commit_sdist, fetch_sdist
+
+GOLDEN = Path(__file__).parent.parent / "tests" / "golden" / "click.json"
+
+
+def golden_set() -> GoldenSet:
+    return GoldenSet.load(GOLDEN)
+
+
+def commit_golden_corpus(golden: GoldenSet, root: Path) -> None:
+    commit_sdist(fetch_sdist(golden.package, golden.version), root)
+
+
+def measure_recall(root: Path, config: Config, embedder: str, modes: tuple[str, ...], golden: GoldenSet) -> dict[str, dict[int, float]]:
+    """Index ``root`` with ``embedder`` (vectors are re-made when it changes) and return
+    recall@5/10/20 for each search mode."""
+    config = dataclasses.replace(config, embedder=embedder)
+    api.ingest(root, config=config)
+    out = {}
+    for mode in modes:
+        def retrieve(question: str, k: int, mode: str = mode) -> list[str]:
+            return [h.qualname for h in api.search(question, path=root, k=k, mode=mode, config=config)]
+
+        out[mode] = recall_at(golden, retrieve)
+    return out

@@ -1,0 +1,32 @@
+"""Recall of a retrieval function on a golden set: questions annotated with the symbols a
+developer needs. Shared by the benchmark and the CI floor test."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True, slots=True)
+class GoldenSet:
+    package: str
+    version: str
+    questions: list[tuple[str, frozenset[str]]]
+
+    @classmethod
+    def load(cls, path: Path) -> GoldenSet:
+        data = json.loads(Path(path).read_text("utf-8"))
+        return cls(data["package"], data["version"], [(q["q"], frozenset(q["symbols"])) for q in data["questions"]])
+
+
+def recall_at(golden: GoldenSet, retrieve: Callable[[str, int], list[str]], ks: tuple[int, ...] = (5, 10, 20)) -> dict[int, float]:
+    """Mean over questions of the share of wanted symbols among the top k qualnames."""
+    deepest = max(ks)
+    totals = dict.fromkeys(ks, 0.0)
+    for question, wanted in golden.questions:
+        found = retrieve(question, deepest)
+        for k in ks:
+            totals[k] += len(wanted & set(found[:k])) / len(wanted)
+    return {k: round(total / len(golden.questions), 4) for k, total in totals.items()}
