@@ -70,6 +70,10 @@ def _erf(x: np.ndarray) -> np.ndarray:
     return sign * (1.0 - poly * np.exp(-a * a))
 
 
+def _linear(w: dict[str, np.ndarray], name: str, x: np.ndarray) -> np.ndarray:
+    return x @ w[name + ".weight"].T + w[name + ".bias"]
+
+
 class MiniLMTransformer:
     """The 6-layer, 384-dimension BERT encoder in numpy (inference only)."""
 
@@ -101,21 +105,17 @@ class MiniLMTransformer:
         bias = (1.0 - mask[:, None, None, :].astype(np.float32)) * -1e9
         for i in range(self.layers):
             p = f"encoder.layer.{i}."
-
-            def linear(t, name):
-                return t @ w[p + name + ".weight"].T + w[p + name + ".bias"]
-
-            def split(t):
-                return t.reshape(batch, length, self.heads, head).transpose(0, 2, 1, 3)
-
-            q, k, v = (split(linear(x, f"attention.self.{n}")) for n in ("query", "key", "value"))
+            q, k, v = (
+                _linear(w, p + f"attention.self.{n}", x).reshape(batch, length, self.heads, head).transpose(0, 2, 1, 3)
+                for n in ("query", "key", "value")
+            )
             scores = q @ k.transpose(0, 1, 3, 2) / np.sqrt(head) + bias
             scores = np.exp(scores - scores.max(-1, keepdims=True))
             attention = (scores / scores.sum(-1, keepdims=True)) @ v
             context = attention.transpose(0, 2, 1, 3).reshape(batch, length, -1)
-            x = _layer_norm(x + linear(context, "attention.output.dense"), w[p + "attention.output.LayerNorm.weight"], w[p + "attention.output.LayerNorm.bias"])
-            hidden = _gelu(linear(x, "intermediate.dense"))
-            x = _layer_norm(x + linear(hidden, "output.dense"), w[p + "output.LayerNorm.weight"], w[p + "output.LayerNorm.bias"])
+            x = _layer_norm(x + _linear(w, p + "attention.output.dense", context), w[p + "attention.output.LayerNorm.weight"], w[p + "attention.output.LayerNorm.bias"])
+            hidden = _gelu(_linear(w, p + "intermediate.dense", x))
+            x = _layer_norm(x + _linear(w, p + "output.dense", hidden), w[p + "output.LayerNorm.weight"], w[p + "output.LayerNorm.bias"])
         return x.astype(np.float32)
 
     def embed(self, texts: Sequence[str], batch_size: int = 16) -> np.ndarray:
