@@ -168,9 +168,10 @@ def ingest_branch(
             summary.changes = diff.to_dict()
             written, removed, states = _write_graph(graph, pg, name, branch, subgraphs, summary.strategy, full, work, report)
         summary.files_deleted = len(removed)
-        # Another embedder than the branch's vectors were made with: every symbol gets a vector
-        # from the new one, so a branch never mixes models or sizes.
-        switched_model = previous is not None and previous.embedder != summary.embedder
+        # Another embedder than the branch's (or its base's) vectors were made with: every
+        # symbol gets a vector from the new one, so a branch never mixes models or sizes.
+        inherited = previous.embedder if previous else base_record.embedder if base_record else None
+        switched_model = inherited is not None and inherited != summary.embedder
         with clock.stage("embed"):
             _embed(
                 repo,
