@@ -236,7 +236,7 @@ def test_named_query_parameters_are_checked():
         api.run_named_query("callers", {"nope": 1})
     with pytest.raises(UnknownQuery, match="no named query"):
         api.run_named_query("nosuch", {})
-    assert {q.name for q in api.list_queries()} == {"callers", "callees", "dangling", "symbol", "tests_for"}
+    assert {q.name for q in api.list_queries()} == {"callers", "callees", "dangling", "expand", "symbol", "tests_for"}
 
 
 def test_a_bare_clone_is_indexed_from_its_object_store(shop_repo: Path, tmp_path: Path, config, graph_store):
@@ -263,3 +263,25 @@ def test_switching_the_embedder_re_embeds_every_symbol(shop_repo: Path, config, 
     ).fetchall()
     assert dims == [(64,)]
     assert pg_store.branch_record(shop_repo.name, "main").embedder == "feature-hashing-v1/64"
+
+
+def test_expand_gathers_callees_callers_types_bases_tests_and_the_enclosing_class(shop_repo: Path, config):
+    api.ingest(shop_repo, config=config)
+    base = {"repo": shop_repo.name, "branch": "main"}
+    rows = api.run_named_query("expand", {**base, "qualnames": ["shop.payments.Payment.refund"]}, config=config)
+    got = {(r["kind"], r["qualname"], r["distance"]) for r in rows}
+    assert got == {
+        ("callee", "shop.billing.invoice.Invoice.add_line", 1),
+        ("callee", "shop.core.money.format_money", 1),
+        ("callee", "shop.payments.Payment", 1),
+        ("callee", "shop.billing.invoice.Line", 2),
+        ("caller", "tests.test_invoice.TestPayment.test_refund", 1),
+        ("type", "shop.billing.invoice.Invoice", 1),
+        ("type", "shop.payments.Payment", 1),
+        ("test", "tests.test_invoice.TestPayment.test_refund", 1),
+        ("enclosing class", "shop.payments.Payment", 1),
+    }
+    invoice = api.run_named_query("expand", {**base, "qualnames": ["shop.billing.invoice.Invoice"]}, config=config)
+    assert ("base", "shop.core.base.BaseDocument") in {(r["kind"], r["qualname"]) for r in invoice}
+    capped = api.run_named_query("expand", {**base, "qualnames": ["shop.payments.Payment.refund"], "limit": 3}, config=config)
+    assert len(capped) == 3 and all(r["distance"] == 1 for r in capped)
