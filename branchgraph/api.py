@@ -15,7 +15,10 @@ from branchgraph.ingest import git
 from branchgraph.ingest.embed import make_embedder
 from branchgraph.ingest.pipeline import IngestSummary, Progress, ingest_branch, repo_name_for
 from branchgraph.queries import NamedQuery, named_queries, named_query
+from branchgraph.retrieval.context import DEFAULT_BUDGET_TOKENS, DEFAULT_ENTRIES, ContextResult, build_context
+from branchgraph.retrieval.ranking import RecentPaths
 from branchgraph.retrieval.search import SearchHit
+from branchgraph.retrieval.source import BranchSources, Span
 from branchgraph.retrieval.search import search as search_entries
 from branchgraph.stores import open_graph_store, open_pg_store
 
@@ -136,12 +139,15 @@ def _files_to_do(repo, commit: str, indexed: list[str]) -> int:
 def status(path: str | Path = ".", *, config: Config | None = None) -> list[BranchStatus]:
     """Every indexed branch of the repository: commit, age, lag behind the branch head, counts."""
     root, config = _root_and_config(path, config)
+    with open_pg_store(config, root) as pg:
+        return _statuses(root, pg)
+
+
+def _statuses(root: Path, pg) -> list[BranchStatus]:
     repo = git.open_repo(root)
     now = datetime.now(timezone.utc)
-    with open_pg_store(config, root) as pg:
-        records = pg.branches(repo_name_for(root))
     out = []
-    for r in records:
+    for r in pg.branches(repo_name_for(root)):
         head = git.branch_head(repo, r.branch)
         out.append(
             BranchStatus(
@@ -160,6 +166,156 @@ def status(path: str | Path = ".", *, config: Config | None = None) -> list[Bran
     return out
 
 
+class Workspace:
+    """Open stores and a loaded embedder, kept for many queries: the HTTP and MCP servers and
+    the benchmarks hold one; the module-level functions open one per call.
+
+    It serves the repository at ``path`` and any other repository the index knows (by path
+    or name); a path the index has never seen is refused, so no request can make it read
+    files outside an indexed repository.
+    """
+
+    def __init__(self, path: str | Path = ".", *, config: Config | None = None):
+        self.root, self.config = _root_and_config(path, config)
+        # Stores first: a dead database fails at once, before a model is loaded.
+        self.graph = open_graph_store(self.config)
+        try:
+            self.pg = open_pg_store(self.config, self.root)
+        except BaseException:
+            self.graph.close()
+            raise
+        self._embedder = None
+        self._recent = RecentPaths(self.pg)
+
+    def close(self) -> None:
+        self.graph.close()
+        self.pg.close()
+
+    def __enter__(self) -> Workspace:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def embedder(self):
+        if self._embedder is None:
+            self._embedder = _embedder(self.config)
+        return self._embedder
+
+    def repositories(self) -> dict[str, Path]:
+        """Indexed repository name -> its path."""
+        known = {r.repo: Path(r.repo_path) for r in self.pg.branches()}
+        known.setdefault(repo_name_for(self.root), self.root)
+        return known
+
+    def resolve_repo(self, repo: str | None) -> Path:
+        """The root of an indexed repository named by path or name (None: the workspace's)."""
+        if repo is None:
+            return self.root
+        known = self.repositories()
+        if repo in known:
+            return known[repo]
+        candidate = Path(repo).expanduser().resolve()
+        for root in known.values():
+            if candidate == root.resolve():
+                return root
+        raise NotIndexed(f"{repo!r} is not an indexed repository; known: {', '.join(sorted(known)) or 'none'}")
+
+    def branch(self, repo: str | None = None, branch: str | None = None) -> _BranchSession:
+        root = self.resolve_repo(repo)
+        git_repo = git.open_repo(root)
+        branch = branch or git.current_branch(git_repo)
+        name = repo_name_for(root)
+        record = self.pg.branch_record(name, branch)
+        if record is None:
+            raise NotIndexed(f"{name}@{branch} is not indexed; run `branchgraph ingest --branch {branch}` first")
+        return _BranchSession(root, git_repo, name, branch, record)
+
+    def search(self, query: str, *, repo: str | None = None, branch: str | None = None, k: int = 10, mode: str = "hybrid") -> list[SearchHit]:
+        s = self.branch(repo, branch)
+        return search_entries(
+            query, repo=s.name, branch=s.branch, pg=self.pg, graph=self.graph, embedder=self.embedder,
+            embedder_of_branch=s.record.embedder, k=k, mode=mode,
+        )
+
+    def context(
+        self,
+        query: str,
+        *,
+        repo: str | None = None,
+        branch: str | None = None,
+        budget_tokens: int = DEFAULT_BUDGET_TOKENS,
+        entries: int = DEFAULT_ENTRIES,
+    ) -> ContextResult:
+        s = self.branch(repo, branch)
+        return build_context(
+            query,
+            repo_name=s.name,
+            branch=s.branch,
+            indexed_commit=s.record.indexed_commit,
+            behind_commits=s.behind_commits,
+            embedder_of_branch=s.record.embedder,
+            pg=self.pg,
+            graph=self.graph,
+            embedder=self.embedder,
+            sources=BranchSources(s.repo, s.root, s.name, s.branch, self.pg),
+            recent=self._recent,
+            budget_tokens=budget_tokens,
+            entries=entries,
+        )
+
+    def named(self, name: str, params: dict[str, Any], *, repo: str | None = None, branch: str | None = None, limit: int = DEFAULT_ROW_LIMIT) -> list[dict[str, Any]]:
+        """A named query on an indexed branch (``repo`` and ``branch`` filled in)."""
+        s = self.branch(repo, branch)
+        query = named_query(name)
+        return self.graph.read_query(query.text, query.bind({**params, "repo": s.name, "branch": s.branch}), limit=limit)
+
+    def symbol(self, node_id: str, *, repo: str | None = None, branch: str | None = None) -> dict[str, Any] | None:
+        """One symbol by id with its text as indexed (or relocated, when its file drifted)."""
+        s = self.branch(repo, branch)
+        rows = self.graph.read_query(
+            "CALL () { MATCH (n:Function {id: $id}) RETURN n UNION MATCH (n:Method {id: $id}) RETURN n "
+            "UNION MATCH (n:Class {id: $id}) RETURN n UNION MATCH (n:Interface {id: $id}) RETURN n } "
+            "WITH n WHERE n.repo = $repo AND n.branch = $branch "
+            "RETURN n.id AS id, labels(n)[0] AS kind, n.qualname AS qualname, n.path AS path, n.start_line AS start_line, "
+            "n.end_line AS end_line, n.signature AS signature, n.docstring AS docstring, coalesce(n.has_conflict, false) AS has_conflict",
+            {"id": node_id, "repo": s.name, "branch": s.branch},
+        )
+        if not rows:
+            return None
+        row = dict(rows[0])
+        sources = BranchSources(s.repo, s.root, s.name, s.branch, self.pg)
+        source = sources.file(row["path"])
+        span = Span(row["start_line"], row["end_line"])
+        row["stale"] = bool(source and source.drifted)
+        if source is not None and source.drifted:
+            relocated = source.relocate(row["qualname"], span)
+            if relocated is None:
+                source = sources.indexed_copy(row["path"])
+            else:
+                span = relocated
+        row.update(start_line=span.start_line, end_line=span.end_line, text=source.text(span) if source else None)
+        return row
+
+    def status(self, repo: str | None = None) -> list[BranchStatus]:
+        return _statuses(self.resolve_repo(repo), self.pg)
+
+
+@dataclass
+class _BranchSession:
+    root: Path
+    repo: Any  # dulwich Repo
+    name: str
+    branch: str
+    record: Any  # BranchRecord
+
+    @property
+    def behind_commits(self) -> int | None:
+        head = git.branch_head(self.repo, self.branch)
+        return git.commits_between(self.repo, self.record.indexed_commit, head) if head else None
+
+
 def search(
     query: str,
     *,
@@ -171,16 +327,24 @@ def search(
 ) -> list[SearchHit]:
     """The ``k`` best entry symbols of a branch for ``query``: vector and full-text search
     fused with reciprocal rank fusion, exact identifier matches boosted."""
-    root, config = _root_and_config(path, config)
-    branch = branch or git.current_branch(git.open_repo(root))
-    name = repo_name_for(root)
-    with open_graph_store(config) as graph, open_pg_store(config, root) as pg:
-        record = pg.branch_record(name, branch)
-        if record is None:
-            raise NotIndexed(f"{name}@{branch} is not indexed; run `branchgraph ingest --branch {branch}` first")
-        return search_entries(
-            query, repo=name, branch=branch, pg=pg, graph=graph, embedder=_embedder(config), embedder_of_branch=record.embedder, k=k, mode=mode
-        )
+    with Workspace(path, config=config) as ws:
+        return ws.search(query, branch=branch, k=k, mode=mode)
+
+
+def context(
+    query: str,
+    *,
+    path: str | Path = ".",
+    branch: str | None = None,
+    budget_tokens: int = DEFAULT_BUDGET_TOKENS,
+    entries: int = DEFAULT_ENTRIES,
+    config: Config | None = None,
+) -> ContextResult:
+    """What to read to answer ``query`` on a branch: entry symbols, what they call, who calls
+    them, their types, bases and tests, as the code is on that branch, within
+    ``budget_tokens`` (estimated at 4 characters a token)."""
+    with Workspace(path, config=config) as ws:
+        return ws.context(query, branch=branch, budget_tokens=budget_tokens, entries=entries)
 
 
 def cypher(

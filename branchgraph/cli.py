@@ -16,6 +16,7 @@ import click
 from branchgraph import api
 from branchgraph.config import Config
 from branchgraph.errors import BranchgraphError, ReadOnlyViolation
+from branchgraph.retrieval.context import DEFAULT_BUDGET_TOKENS, DEFAULT_ENTRIES
 
 
 def main() -> None:
@@ -279,6 +280,52 @@ def search(query: str, path: str, branch: str | None, k: int, as_json: bool) -> 
     for h in hits:
         why = ", ".join(f for f, on in (("vector", h.dense_rank), ("text", h.lexical_rank), ("name", h.exact)) if on)
         click.echo(f"{h.score:.4f}  {h.kind:<8} {h.qualname}  {h.path}:{h.start_line}-{h.end_line}  ({why})")
+
+
+@cli.command()
+@click.argument("query")
+@click.option("--repo", "path", default=".", type=click.Path(exists=True, file_okay=False), help="Repository (default: .).")
+@click.option("--branch", help="Branch (default: the checked-out branch).")
+@click.option("--budget", default=DEFAULT_BUDGET_TOKENS, show_default=True, type=click.IntRange(1, 1_000_000), help="Token budget (estimated at 4 characters a token).")
+@click.option("--entries", default=DEFAULT_ENTRIES, show_default=True, type=click.IntRange(1, 50), help="Entry symbols to expand from.")
+@click.option("--format", "fmt", type=click.Choice(["md", "json"]), default="md", show_default=True, help="Markdown for a prompt, or JSON.")
+@click.option("--json", "as_json", is_flag=True, help="Same as --format json.")
+def context(query: str, path: str, branch: str | None, budget: int, entries: int, fmt: str, as_json: bool) -> None:
+    """Print what an agent should read to answer QUERY on a branch.
+
+    The best-matching symbols, what they call (2 hops), who calls them, the types they take
+    and return, their base classes and tests, ranked, with their text as it is on the branch,
+    cut to the token budget. Each item says why it is there.
+    """
+    result = api.context(query, path=path, branch=branch, budget_tokens=budget, entries=entries)
+    if as_json or fmt == "json":
+        _emit_json(result.to_dict())
+    else:
+        click.echo(result.to_markdown(), nl=False)
+
+
+@cli.command()
+@click.argument("path", default=".", type=click.Path(exists=True, file_okay=False))
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind; anything but loopback needs a token.")
+@click.option("--port", default=8321, show_default=True, type=click.IntRange(1, 65535))
+@click.option("--token", envvar="BRANCHGRAPH_API_TOKEN", help="Bearer token clients must send (env BRANCHGRAPH_API_TOKEN).")
+def serve(path: str, host: str, port: int, token: str | None) -> None:
+    """Serve the HTTP JSON API (context, search, symbols, status) for the repository at PATH
+    and any other indexed repository. OpenAPI at /openapi.json, docs at /docs."""
+    from branchgraph.http_api import serve as serve_http
+
+    with api.Workspace(path) as workspace:
+        serve_http(workspace, host, port, token)
+
+
+@cli.command()
+@click.argument("path", default=".", type=click.Path(exists=True, file_okay=False))
+def mcp(path: str) -> None:
+    """Run the MCP server on stdio for the repository at PATH (tools: context, search,
+    callers, callees, symbol, status). Point an MCP client at `branchgraph mcp /path/to/repo`."""
+    from branchgraph.mcp_server import run_stdio
+
+    run_stdio(path)
 
 
 def _print_rows(rows: list[dict[str, Any]], as_json: bool) -> None:

@@ -2,6 +2,7 @@
 // param repo: repository name
 // param branch: branch name
 // param qualnames: the entry symbols' qualified names (a list)
+// param per_kind: most neighbours of one kind and depth per entry (the fan-out cap) [default: 8]
 // param limit: most rows returned (the node cap) [default: 200]
 CALL () {
   MATCH (e:Function) WHERE e.qualname IN $qualnames AND e.repo = $repo AND e.branch = $branch RETURN e
@@ -10,27 +11,39 @@ CALL () {
   UNION
   MATCH (e:Class) WHERE e.qualname IN $qualnames AND e.repo = $repo AND e.branch = $branch RETURN e
 }
+// Hop caps are the fixed path lengths below; each branch keeps at most $per_kind rows so one
+// hub (a helper called from 500 places) cannot crowd out the rest.
 CALL (e) {
-  MATCH p = (e)-[:CALLS*1..2]->(n) WHERE NOT n:Unresolved
-  RETURN n, 'callee' AS kind, length(p) AS distance
+  MATCH (e)-[:CALLS]->(n) WHERE NOT n:Unresolved AND n <> e
+  RETURN n, 'callee' AS kind, 1 AS distance, null AS via ORDER BY n.qualname LIMIT $per_kind
   UNION
-  MATCH (n)-[:CALLS]->(e) WHERE NOT n:File
-  RETURN n, 'caller' AS kind, 1 AS distance
+  MATCH (e)-[:CALLS]->(m)-[:CALLS]->(n) WHERE NOT m:Unresolved AND NOT n:Unresolved AND n <> e AND m <> e
+  RETURN n, 'callee' AS kind, 2 AS distance, m.id AS via ORDER BY n.qualname LIMIT $per_kind
+  UNION
+  MATCH (n)-[:CALLS]->(e) WHERE NOT n:File AND n <> e
+  RETURN n, 'caller' AS kind, 1 AS distance, null AS via ORDER BY n.qualname LIMIT $per_kind
   UNION
   MATCH (e)-[:PARAM_TYPE|RETURNS_TYPE]->(n) WHERE n:Class OR n:Interface
-  RETURN n, 'type' AS kind, 1 AS distance
+  RETURN n, 'type' AS kind, 1 AS distance, null AS via ORDER BY n.qualname LIMIT $per_kind
   UNION
-  MATCH p = (e)-[:INHERITS_FROM*1..2]->(n:Class)
-  RETURN n, 'base' AS kind, length(p) AS distance
+  MATCH (e)-[:INHERITS_FROM]->(n:Class)
+  RETURN n, 'base' AS kind, 1 AS distance, null AS via ORDER BY n.qualname LIMIT $per_kind
+  UNION
+  MATCH (e)-[:INHERITS_FROM]->(m:Class)-[:INHERITS_FROM]->(n:Class)
+  RETURN n, 'base' AS kind, 2 AS distance, m.id AS via ORDER BY n.qualname LIMIT $per_kind
   UNION
   MATCH (e)-[:TESTED_BY]->(n)
-  RETURN n, 'test' AS kind, 1 AS distance
+  RETURN n, 'test' AS kind, 1 AS distance, null AS via ORDER BY n.qualname LIMIT $per_kind
   UNION
   MATCH (n:Class)-[:DEFINES]->(e:Method)
-  RETURN n, 'enclosing class' AS kind, 1 AS distance
+  RETURN n, 'enclosing class' AS kind, 1 AS distance, null AS via
 }
-WITH e, n, kind, min(distance) AS distance
-RETURN e.qualname AS entry, kind, n.qualname AS qualname, labels(n)[0] AS label, n.path AS path,
-       n.start_line AS start_line, n.end_line AS end_line, distance
+// The nearest path per (entry, neighbour, kind) wins.
+WITH e, n, kind, distance, via ORDER BY distance
+WITH e, n, kind, collect({distance: distance, via: via})[0] AS nearest
+WITH e, n, kind, nearest.distance AS distance, nearest.via AS via
+RETURN e.qualname AS entry, e.id AS entry_id, kind, n.id AS id, n.qualname AS qualname, labels(n)[0] AS label,
+       n.path AS path, n.start_line AS start_line, n.end_line AS end_line, distance, via,
+       coalesce(n.has_conflict, false) AS has_conflict
 ORDER BY distance, entry, kind, qualname
 LIMIT $limit

@@ -209,23 +209,42 @@ class PgStore:
             )
 
     def dense_search(self, repo: str, branch: str, model: str, query: np.ndarray, k: int) -> list[tuple[str, float]]:
-        """(node id, cosine similarity) of the branch's nodes nearest to ``query``.
+        """(node id, cosine similarity) of the branch's nodes nearest to ``query``, best first.
 
-        Exact: the branch filter sits on the node rows, which an index over the shared,
-        content-keyed vectors cannot apply; at the sizes measured so far an exact scan of one
-        branch's vectors answers in milliseconds.
+        The HNSW index covers the content-keyed vectors of every branch, so the branch is a
+        filter applied after the index scan; pgvector's iterative scan keeps walking the
+        index until ``k`` rows pass it instead of returning the few that did among the first
+        ``ef_search`` candidates. ``relaxed_order`` may return neighbours slightly out of
+        order, hence the re-sort outside. When the scan budget runs out first (a branch that
+        is a sliver of a huge table), an exact scan of the branch answers instead.
         """
         dims = int(query.shape[0])
-        statement = sql.SQL(
-            "SELECT n.node_id, 1 - (e.embedding::vector({dims}) <=> %s::vector({dims})) AS score "
-            "FROM node_embeddings n JOIN embeddings e USING (content_key) "
-            "WHERE n.repo = %s AND n.branch = %s AND e.model = %s AND e.dims = {dims} "
-            "ORDER BY e.embedding::vector({dims}) <=> %s::vector({dims}) LIMIT %s"
-        ).format(dims=sql.Literal(dims))
         vector = np.asarray(query, dtype=np.float32)
+        approximate = sql.SQL(
+            "WITH hits AS MATERIALIZED ("
+            " SELECT e.content_key, e.embedding::vector({dims}) <=> %(q)s::vector({dims}) AS distance"
+            " FROM embeddings e WHERE e.model = %(model)s AND e.dims = {dims} AND EXISTS ("
+            "  SELECT 1 FROM node_embeddings n WHERE n.content_key = e.content_key AND n.repo = %(repo)s AND n.branch = %(branch)s)"
+            " ORDER BY e.embedding::vector({dims}) <=> %(q)s::vector({dims}) LIMIT %(k)s) "
+            "SELECT n.node_id, 1 - h.distance FROM hits h JOIN node_embeddings n USING (content_key) "
+            "WHERE n.repo = %(repo)s AND n.branch = %(branch)s ORDER BY h.distance, n.node_id LIMIT %(k)s"
+        ).format(dims=sql.Literal(dims))
+        exact = sql.SQL(
+            "SELECT n.node_id, 1 - (e.embedding::vector({dims}) <=> %(q)s::vector({dims})) AS score "
+            "FROM node_embeddings n JOIN embeddings e USING (content_key) "
+            "WHERE n.repo = %(repo)s AND n.branch = %(branch)s AND e.model = %(model)s AND e.dims = {dims} "
+            "ORDER BY e.embedding::vector({dims}) <=> %(q)s::vector({dims}), n.node_id LIMIT %(k)s"
+        ).format(dims=sql.Literal(dims))
+        params = {"q": vector, "model": model, "repo": repo, "branch": branch, "k": k}
         with self._transaction() as cur:
-            cur.execute(statement, (vector, repo, branch, model, vector, k))
-            return [(node_id, float(score)) for node_id, score in cur.fetchall()]
+            cur.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
+            cur.execute("SET LOCAL hnsw.ef_search = %s" % max(40, min(1000, 2 * k)))
+            cur.execute(approximate, params)
+            rows = cur.fetchall()
+            if len(rows) < k:
+                cur.execute(exact, params)
+                rows = cur.fetchall()
+            return [(node_id, float(score)) for node_id, score in rows]
 
     def lexical_search(self, repo: str, branch: str, terms: Sequence[str], k: int) -> list[tuple[str, float]]:
         """(node id, rank) of the branch's nodes whose identifier-split text matches any term,
@@ -288,6 +307,15 @@ class PgStore:
         with self._transaction() as cur:
             cur.execute("SELECT path, blob_sha, fingerprint FROM file_states WHERE repo = %s AND branch = %s", (repo, branch))
             return {path: (blob, fp) for path, blob, fp in cur.fetchall()}
+
+    def file_blobs(self, repo: str, branch: str, paths: Sequence[str]) -> dict[str, str]:
+        """path -> blob SHA the branch's graph was built from, for the given paths."""
+        with self._transaction() as cur:
+            cur.execute(
+                "SELECT path, blob_sha FROM file_states WHERE repo = %s AND branch = %s AND path = ANY(%s)",
+                (repo, branch, list(paths)),
+            )
+            return dict(cur.fetchall())
 
     def mark_files_dirty(self, repo: str, branch: str, paths: Sequence[str]) -> None:
         """Before rewriting files: forget their fingerprints, so a crash forces a rewrite."""
@@ -399,6 +427,21 @@ class PgStore:
                 (repo, repo),
             )
             return [BranchRecord(*row) for row in cur.fetchall()]
+
+    # ----- retrieval caches ------------------------------------------------------------
+
+    def recent_paths(self, repo: str, commit: str, days: int) -> list[str] | None:
+        with self._transaction() as cur:
+            cur.execute("SELECT paths FROM recent_paths WHERE repo = %s AND commit = %s AND days = %s", (repo, commit, days))
+            row = cur.fetchone()
+            return None if row is None else list(row[0])
+
+    def put_recent_paths(self, repo: str, commit: str, days: int, paths: Sequence[str]) -> None:
+        with self._transaction() as cur:
+            cur.execute(
+                "INSERT INTO recent_paths (repo, commit, days, paths) VALUES (%s, %s, %s, %s) ON CONFLICT DO NOTHING",
+                (repo, commit, days, json.dumps(sorted(paths))),
+            )
 
     # ----- locking --------------------------------------------------------------------
 

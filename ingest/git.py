@@ -4,6 +4,7 @@ commit straight from the object store (a bare clone works; the working tree neve
 
 from __future__ import annotations
 
+import hashlib
 import stat
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -167,3 +168,29 @@ def branch_refs(repo: Repo, remotes: bool = False) -> dict[str, str]:
         elif remotes and name.startswith("refs/remotes/") and not name.endswith("/HEAD"):
             out[name[len("refs/remotes/") :]] = sha.decode("ascii")
     return dict(sorted(out.items()))
+
+
+def paths_changed_within(repo: Repo, commit: str, seconds: int) -> set[str]:
+    """Paths touched by the commits of ``commit``'s history made in the ``seconds`` before it
+    (by commit time; each commit against its first parent, a root commit against nothing).
+
+    The window ends at ``commit``, not at today: an old branch's recent work still counts.
+    """
+    tip = repo.object_store[commit.encode("ascii")]
+    since = tip.commit_time - seconds
+    paths: set[str] = set()
+    for entry in repo.get_walker(include=[tip.id], since=since):
+        c = entry.commit
+        if c.commit_time < since:
+            continue
+        parent_tree = repo.object_store[c.parents[0]].tree if c.parents else None
+        for change in tree_changes(repo.object_store, parent_tree, c.tree):
+            for side in (change.old, change.new):
+                if side is not None and side.path:
+                    paths.add(side.path.decode("utf-8", "surrogateescape"))
+    return paths
+
+
+def git_blob_sha(data: bytes) -> str:
+    """The SHA git gives a blob with these bytes (what `git hash-object` prints)."""
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()

@@ -44,6 +44,7 @@ class SearchHit:
     dense_rank: int | None  # 1-based rank in the vector list, None when absent
     lexical_rank: int | None
     exact: bool  # its name is an identifier of the query (boosted in hybrid mode)
+    has_conflict: bool = False  # its text holds unresolved merge-conflict markers
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -94,26 +95,29 @@ def search(
         fused[node_id] += 1.0 / (RRF_K + 1)
     best = sorted(fused, key=lambda node_id: (-fused[node_id], rows.get(node_id, ("", "", node_id))[2]))[:k]
     spans = _spans(graph, {node_id: rows[node_id][0] for node_id in best if node_id in rows})
+    missing = (None, None, False)
     return [
         SearchHit(
             id=node_id,
             kind=rows[node_id][0],
             qualname=rows[node_id][2],
             path=rows[node_id][1],
-            start_line=spans.get(node_id, (None, None))[0],
-            end_line=spans.get(node_id, (None, None))[1],
+            start_line=spans.get(node_id, missing)[0],
+            end_line=spans.get(node_id, missing)[1],
             score=round(fused[node_id], 6),
             dense_rank=ranks[node_id].get("dense"),
             lexical_rank=ranks[node_id].get("lexical"),
             exact=node_id in exact,
+            has_conflict=spans.get(node_id, missing)[2],
         )
         for node_id in best
         if node_id in rows
     ]
 
 
-def _spans(graph: GraphStore, labels: dict[str, str]) -> dict[str, tuple[int, int]]:
-    """Line spans from the graph (they change with edits that keep the embedding)."""
+def _spans(graph: GraphStore, labels: dict[str, str]) -> dict[str, tuple[int, int, bool]]:
+    """Line spans and conflict flags from the graph (spans change with edits that keep the
+    embedding)."""
     by_label: dict[str, list[str]] = defaultdict(list)
     for node_id, label in labels.items():
         if label in _SYMBOL_LABELS:
@@ -121,8 +125,9 @@ def _spans(graph: GraphStore, labels: dict[str, str]) -> dict[str, tuple[int, in
     spans = {}
     for label, ids in by_label.items():
         rows = graph.read_query(
-            f"UNWIND $ids AS id MATCH (n:{label} {{id: id}}) RETURN n.id AS id, n.start_line AS s, n.end_line AS e",
+            f"UNWIND $ids AS id MATCH (n:{label} {{id: id}}) "
+            "RETURN n.id AS id, n.start_line AS s, n.end_line AS e, coalesce(n.has_conflict, false) AS c",
             {"ids": ids},
         )
-        spans.update({r["id"]: (r["s"], r["e"]) for r in rows})
+        spans.update({r["id"]: (r["s"], r["e"], r["c"]) for r in rows})
     return spans

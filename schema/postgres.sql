@@ -80,3 +80,13 @@ CREATE TABLE IF NOT EXISTS file_states (
     fingerprint text,
     PRIMARY KEY (repo, branch, path)
 );
+
+-- Paths changed in the days before a commit (retrieval's recency signal), computed once per
+-- commit from git history: a walk over a month of commits is too slow to repeat per query.
+CREATE TABLE IF NOT EXISTS recent_paths (
+    repo        text NOT NULL,
+    commit      text NOT NULL,
+    days        integer NOT NULL,
+    paths       jsonb NOT NULL,
+    PRIMARY KEY (repo, commit, days)
+);

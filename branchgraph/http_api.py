@@ -1,0 +1,134 @@
+"""The HTTP JSON API: a thin FastAPI adapter over ``api.Workspace`` (OpenAPI at
+``/openapi.json``, browsable at ``/docs``).
+
+Safety: it binds 127.0.0.1 unless told otherwise, and any other address needs a bearer token
+(``serve`` refuses to start without one). Request bodies are capped; string fields are
+bounded; repositories are looked up among the indexed ones, never opened by a path a client
+sends, and file reads stay inside the repository root (``retrieval/source.py``).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import secrets
+import threading
+from typing import Any
+
+from fastapi import FastAPI, Query, Request
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, Field
+
+from branchgraph.api import Workspace
+from branchgraph.errors import BranchgraphError, NotIndexed, StoreUnavailable
+from branchgraph.retrieval.context import DEFAULT_BUDGET_TOKENS, DEFAULT_ENTRIES
+
+MAX_BODY_BYTES = 64 * 1024
+MAX_QUERY_CHARS = 2000
+MAX_BUDGET_TOKENS = 200_000
+TOKEN_ENV = "BRANCHGRAPH_API_TOKEN"
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+class ContextRequest(BaseModel):
+    query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS, description="The question, in words or identifiers.")
+    repo: str | None = Field(None, max_length=4096, description="Indexed repository, by name or path (default: the server's).")
+    branch: str | None = Field(None, max_length=255, description="Branch (default: the repository's checked-out branch).")
+    budget_tokens: int = Field(DEFAULT_BUDGET_TOKENS, ge=1, le=MAX_BUDGET_TOKENS, description="Token budget (4 characters a token).")
+    entries: int = Field(DEFAULT_ENTRIES, ge=1, le=50, description="How many entry symbols to expand from.")
+
+
+class SearchRequest(BaseModel):
+    query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS)
+    repo: str | None = Field(None, max_length=4096)
+    branch: str | None = Field(None, max_length=255)
+    k: int = Field(10, ge=1, le=200)
+
+
+def create_app(workspace: Workspace, token: str | None = None, max_body_bytes: int = MAX_BODY_BYTES) -> FastAPI:
+    app = FastAPI(
+        title="branchgraph",
+        description="Branch-aware code knowledge graph: search, context for agents, symbols, index status.",
+    )
+    # One PostgreSQL connection and one Neo4j driver serve every request; queries take turns.
+    lock = threading.Lock()
+
+    @app.middleware("http")
+    async def guard(request: Request, call_next):
+        if token is not None:
+            given = request.headers.get("authorization", "")
+            if not secrets.compare_digest(given.encode(), f"Bearer {token}".encode()):
+                return JSONResponse({"error": "missing or wrong bearer token"}, status_code=401, headers={"WWW-Authenticate": "Bearer"})
+        length = request.headers.get("content-length")
+        if length is not None and (not length.isdigit() or int(length) > max_body_bytes):
+            return JSONResponse({"error": f"request body over {max_body_bytes} bytes"}, status_code=413)
+        if length is None and request.method in ("POST", "PUT", "PATCH"):
+            body = b""
+            async for chunk in request.stream():
+                body += chunk
+                if len(body) > max_body_bytes:
+                    return JSONResponse({"error": f"request body over {max_body_bytes} bytes"}, status_code=413)
+            request._body = body  # already read; let the endpoint see it
+        return await call_next(request)
+
+    @app.exception_handler(BranchgraphError)
+    async def branchgraph_error(_: Request, exc: BranchgraphError) -> JSONResponse:
+        status = 404 if isinstance(exc, NotIndexed) else 503 if isinstance(exc, StoreUnavailable) else 400
+        return JSONResponse({"error": str(exc)}, status_code=status)
+
+    @app.exception_handler(ValueError)
+    async def value_error(_: Request, exc: ValueError) -> JSONResponse:
+        return JSONResponse({"error": str(exc)}, status_code=400)
+
+    @app.post("/v1/context", summary="Context for a question: entry symbols, their neighbourhood and text, within a token budget")
+    def context(body: ContextRequest) -> dict[str, Any]:
+        with lock:
+            result = workspace.context(
+                body.query, repo=body.repo, branch=body.branch, budget_tokens=body.budget_tokens, entries=body.entries
+            )
+        return result.to_dict()
+
+    @app.post("/v1/search", summary="Entry symbols for a query (vector + full-text, fused)")
+    def search(body: SearchRequest) -> dict[str, Any]:
+        with lock:
+            hits = workspace.search(body.query, repo=body.repo, branch=body.branch, k=body.k)
+        return {"hits": [h.to_dict() for h in hits]}
+
+    @app.get("/v1/symbols/{node_id}", summary="One symbol by id, with its text")
+    def symbol(
+        node_id: str,
+        repo: str | None = Query(None, max_length=4096),
+        branch: str | None = Query(None, max_length=255),
+    ) -> dict[str, Any]:
+        with lock:
+            row = workspace.symbol(node_id, repo=repo, branch=branch)
+        if row is None:
+            raise NotIndexed(f"no symbol {node_id!r} on this branch")
+        return row
+
+    @app.get("/v1/status", summary="Index state of every branch of a repository")
+    def status(repo: str | None = Query(None, max_length=4096)) -> dict[str, Any]:
+        with lock:
+            branches = workspace.status(repo)
+        return {"branches": [b.to_dict() for b in branches]}
+
+    return app
+
+
+def serve(workspace: Workspace, host: str, port: int, token: str | None) -> None:
+    """Run the API until interrupted. A non-loopback address without a token is refused."""
+    import uvicorn
+
+    if not is_loopback(host) and not token:
+        raise BranchgraphError(
+            f"refusing to serve on {host} without a bearer token: set {TOKEN_ENV} or pass --token "
+            "(only 127.0.0.1 may be served without one)"
+        )
+    uvicorn.run(create_app(workspace, token), host=host, port=port, log_level="info")

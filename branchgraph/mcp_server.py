@@ -1,0 +1,80 @@
+"""The MCP server (stdio, the official Python SDK): tools an agent calls to find and read code
+on a branch. A thin adapter over ``api.Workspace``; each tool's docstring is what the agent
+reads to decide when to call it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from mcp.server.mcpserver import MCPServer
+
+from branchgraph.api import Workspace
+from branchgraph.config import Config
+
+INSTRUCTIONS = (
+    "branchgraph indexes a git repository per branch as a code graph (functions, classes, calls, "
+    "imports, inheritance, tests). Start with `context` for a question about the code; use `search` "
+    "to find symbols, `callers`/`callees` for impact, `symbol` to read one, `status` to see how "
+    "fresh the index is. `branch` defaults to the checked-out branch."
+)
+
+
+def create_server(path: str | Path = ".", config: Config | None = None) -> MCPServer:
+    server = MCPServer("branchgraph", instructions=INSTRUCTIONS)
+    state: dict[str, Workspace] = {}
+
+    def workspace() -> Workspace:
+        # Opened at the first call, so a client can list the tools even while a store is down.
+        if "ws" not in state:
+            state["ws"] = Workspace(path, config=config)
+        return state["ws"]
+
+    @server.tool()
+    def context(query: str, branch: str | None = None, budget_tokens: int = 6000) -> dict[str, Any]:
+        """Everything needed to answer a question about the code, as it is on the branch: the
+        best-matching functions and classes with what they call, who calls them, the types they
+        take and return, their base classes and tests, ranked and cut to a token budget (about
+        4 characters a token). Each item says why it is there (`entry`, `callee of X`, ...), and
+        `stale` items come from files edited since indexing. Use this first."""
+        return workspace().context(query, branch=branch, budget_tokens=budget_tokens).to_dict()
+
+    @server.tool()
+    def search(query: str, branch: str | None = None, k: int = 10) -> list[dict[str, Any]]:
+        """Find symbols by meaning or by name (identifier parts work: `parse config` finds
+        `parseConfigFile`). Returns ids, qualified names, files and line spans, best first."""
+        return [hit.to_dict() for hit in workspace().search(query, branch=branch, k=k)]
+
+    @server.tool()
+    def callers(qualname: str, branch: str | None = None, depth: int = 3) -> list[dict[str, Any]]:
+        """Who calls a function, method or class, transitively up to `depth` (1-5) hops, nearest
+        first: what may break if it changes. `qualname` is dotted, e.g. `pkg.module.Class.method`."""
+        return workspace().named("callers", {"qualname": qualname, "depth": depth}, branch=branch)
+
+    @server.tool()
+    def callees(qualname: str, branch: str | None = None, depth: int = 2) -> list[dict[str, Any]]:
+        """What a function, method or class calls, transitively up to `depth` (1-5) hops;
+        calls the index could not resolve are listed with their raw text."""
+        return workspace().named("callees", {"qualname": qualname, "depth": depth}, branch=branch)
+
+    @server.tool()
+    def symbol(name: str | None = None, id: str | None = None, branch: str | None = None) -> list[dict[str, Any]]:
+        """Look a symbol up by its bare `name` (every definition with that name: kind, file,
+        lines, signature) or read one by `id` (from search or context results) with its text."""
+        if id:
+            row = workspace().symbol(id, branch=branch)
+            return [row] if row else []
+        if not name:
+            raise ValueError("give a name or an id")
+        return workspace().named("symbol", {"name": name}, branch=branch)
+
+    @server.tool()
+    def status() -> list[dict[str, Any]]:
+        """Every indexed branch: indexed commit, how many commits it is behind, age, counts."""
+        return [s.to_dict() for s in workspace().status()]
+
+    return server
+
+
+def run_stdio(path: str | Path = ".", config: Config | None = None) -> None:
+    create_server(path, config).run("stdio")

@@ -1,0 +1,210 @@
+"""From entry symbols and their expansion to the items of a context: one candidate per node
+with its best score and why it is there, its text read by span, nested text folded into the
+item that holds it, and a reading order with definitions before their users."""
+
+from __future__ import annotations
+
+import heapq
+from dataclasses import dataclass, field
+from typing import Any
+
+from branchgraph.retrieval.ranking import neighbour_score, path_factor
+from branchgraph.retrieval.source import BranchSources, SourceFile, Span
+
+# Kinds whose neighbour is code the entry uses: shown before the entry. The rest (callers,
+# tests) use the entry and come after it.
+_DEFINITION_KINDS = frozenset({"callee", "type", "base", "enclosing class"})
+
+
+@dataclass
+class Candidate:
+    id: str
+    kind: str  # node label
+    qualname: str
+    path: str
+    span: Span
+    score: float
+    reason: str
+    parent: str | None  # None for entries
+    is_entry: bool
+    reasons: list[str] = field(default_factory=list)
+    text: str = ""
+    stale: bool = False
+    outline: bool = False
+    tokens: int = 0
+    source: SourceFile | None = field(default=None, repr=False)  # the copy its text came from
+
+
+@dataclass(frozen=True, slots=True)
+class Uses:
+    """``definition`` is code that ``user`` relies on (ordering: definition first)."""
+
+    definition: str
+    user: str
+
+
+def gather(entries: list[tuple[Any, float]], rows: list[dict], recent: frozenset[str]) -> tuple[dict[str, Candidate], list[Uses], int]:
+    """Candidates from entry hits (with their normalised scores) and expansion rows; returns
+    them, the use relations between them, and how many neighbours were left out for merge
+    conflicts."""
+    candidates: dict[str, Candidate] = {}
+    for hit, score in entries:
+        candidates[hit.id] = Candidate(
+            hit.id, hit.kind, hit.qualname, hit.path, Span(hit.start_line or 1, hit.end_line or hit.start_line or 1),
+            score * path_factor(hit.path, recent), "entry", None, True, ["entry"],
+        )
+    entry_scores = {hit.id: score for hit, score in entries}
+    qualnames = {c.id: c.qualname for c in candidates.values()}
+    qualnames.update({row["id"]: row["qualname"] for row in rows})
+    uses: list[Uses] = []
+    conflicted: set[str] = set()
+    for row in rows:
+        entry_id = row["entry_id"]
+        if entry_id not in entry_scores or row["start_line"] is None:
+            continue
+        if row["has_conflict"]:
+            conflicted.add(row["id"])
+            continue
+        parent = row["via"] or entry_id
+        reason = f"{row['kind']} of {qualnames.get(parent, row['entry'])}"
+        score = neighbour_score(entry_scores[entry_id], row["kind"], row["distance"]) * path_factor(row["path"], recent)
+        uses.append(Uses(row["id"], parent) if row["kind"] in _DEFINITION_KINDS else Uses(parent, row["id"]))
+        found = candidates.get(row["id"])
+        if found is None:
+            candidates[row["id"]] = Candidate(
+                row["id"], row["label"], row["qualname"], row["path"], Span(row["start_line"], row["end_line"]),
+                score, reason, parent, False, [reason],
+            )
+            continue
+        found.reasons.append(reason)
+        if not found.is_entry and score > found.score:
+            found.score, found.reason, found.parent = score, reason, parent
+    return candidates, uses, len(conflicted - set(candidates))
+
+
+def read_texts(candidates: dict[str, Candidate], sources: BranchSources, full_class_tokens: int, warnings: list[str]) -> None:
+    """Fill in each candidate's text; drop those whose file cannot be read."""
+    sources.prefetch([c.path for c in candidates.values()])
+    full_spans: dict[str, list[Candidate]] = {}
+    for c in sorted(candidates.values(), key=lambda c: (not c.is_entry, -c.score)):
+        source = sources.file(c.path)
+        if source is None:
+            warnings.append(f"{c.path} is not readable at the indexed commit; {c.qualname} left out")
+            del candidates[c.id]
+            continue
+        if source.drifted:
+            source = _relocate(c, source, sources, warnings)
+            if source is None:
+                del candidates[c.id]
+                continue
+        c.source = source
+        c.text = source.text(c.span)
+        if c.kind == "Class" and (not c.is_entry or len(c.text) > full_class_tokens * 4):
+            c.outline = True
+        full_spans.setdefault(c.path, []).append(c)
+    for c in candidates.values():
+        if c.outline:
+            c.text = _outline(c, full_spans.get(c.path, []))
+
+
+def _relocate(c: Candidate, source: SourceFile, sources: BranchSources, warnings: list[str]) -> SourceFile | None:
+    """A drifted file: find the symbol again by re-parsing it; when it is gone from the
+    working tree, show the indexed version. Either way the item is stale."""
+    c.stale = True
+    span = source.relocate(c.qualname, c.span)
+    if span is not None:
+        c.span = span
+        return source
+    indexed = sources.indexed_copy(c.path)
+    if indexed is None:
+        warnings.append(f"{c.qualname} is gone from the working tree and its indexed blob is missing; left out")
+        return None
+    warnings.append(f"{c.qualname} is gone from the working tree copy of {c.path}; showing the indexed version")
+    return indexed
+
+
+def _outline(c: Candidate, same_file: list[Candidate]) -> str:
+    """A class without its method bodies: the header (docstring, class attributes) and one
+    signature line per method. Methods shown in full elsewhere are left out, so no text
+    appears twice."""
+    source = c.source
+    if source is None:
+        return c.text
+    defs = source.definitions
+    index = next((i for i, d in enumerate(defs) if (d.start_line, d.end_line) == (c.span.start_line, c.span.end_line)), None)
+    if index is None:
+        return c.text
+    children = [d for d in defs if d.parent == index]
+    if not children:
+        return c.text
+    shown = {(o.span.start_line, o.span.end_line) for o in same_file if not o.outline and o.source is source}
+    lines = source.lines
+    out = lines[c.span.start_line - 1 : children[0].start_line - 1]
+    while out and not out[-1].strip():
+        out.pop()
+    for d in children:
+        if (d.start_line, d.end_line) in shown:
+            continue
+        first = lines[d.start_line - 1] if d.start_line - 1 < len(lines) else ""
+        indent = first[: len(first) - len(first.lstrip())]
+        out.append(f"{indent}{d.signature.splitlines()[0] if d.signature else d.name}: ...")
+    return "\n".join(out)
+
+
+def fold_nested(candidates: dict[str, Candidate]) -> None:
+    """A symbol whose text lies inside another item's full text (a method of a class shown in
+    full) is not repeated: it is folded into that item, which inherits its reasons."""
+    full = sorted((c for c in candidates.values() if not c.outline), key=lambda c: (c.path, c.span.start_line, -c.span.end_line))
+    folded: dict[str, str] = {}
+    open_items: list[Candidate] = []
+    for c in full:
+        open_items = [o for o in open_items if o.path == c.path and o.span.end_line >= c.span.end_line]
+        holder = next((o for o in open_items if o.span.start_line <= c.span.start_line and c.stale == o.stale), None)
+        if holder is not None and holder.id != c.id:
+            folded[c.id] = holder.id
+            holder.reasons.extend(f"{c.qualname}: {r}" for r in c.reasons)
+            holder.score = max(holder.score, c.score)
+            holder.is_entry = holder.is_entry or c.is_entry
+            if holder.is_entry:
+                holder.parent = None
+            continue
+        open_items.append(c)
+    for inner in folded:
+        del candidates[inner]
+    for c in candidates.values():
+        while c.parent in folded:
+            c.parent = folded[c.parent]
+        if c.parent == c.id:
+            c.parent = None
+
+
+def reading_order(items: list[Candidate], uses: list[Uses]) -> list[str]:
+    """Definitions before their users; otherwise best first. Cycles (recursion) are broken
+    at the best-scoring item."""
+    ids = {item.id for item in items}
+    score = {item.id: item.score for item in items}
+    after: dict[str, set[str]] = {i: set() for i in ids}
+    waiting: dict[str, int] = dict.fromkeys(ids, 0)
+    for u in uses:
+        if u.definition in ids and u.user in ids and u.definition != u.user and u.user not in after[u.definition]:
+            after[u.definition].add(u.user)
+            waiting[u.user] += 1
+    ready = [(-score[i], i) for i in ids if waiting[i] == 0]
+    heapq.heapify(ready)
+    order: list[str] = []
+    placed: set[str] = set()
+    while len(order) < len(ids):
+        if not ready:
+            stuck = max((i for i in ids if i not in placed), key=lambda i: (score[i], i))
+            waiting[stuck] = 0
+            ready = [(-score[stuck], stuck)]
+        _, item_id = heapq.heappop(ready)
+        if item_id in placed:
+            continue
+        placed.add(item_id)
+        order.append(item_id)
+        for user in after[item_id]:
+            waiting[user] -= 1
+            if waiting[user] == 0 and user not in placed:
+                heapq.heappush(ready, (-score[user], user))
+    return order

@@ -1,0 +1,173 @@
+"""``context()``: what an agent needs to read to answer a question about a branch, within a
+token budget.
+
+1. entry symbols from hybrid search (symbols with merge conflicts only when nothing else
+   matches);
+2. bounded expansion with the named query ``cypher/expand.cypher`` (callees to depth 2,
+   callers, types, bases, tests, enclosing class);
+3. ranking (``ranking.py``): entry score, edge kind, distance, recency, path penalties;
+4. assembly (``assemble.py``): text by span from the working tree or the indexed blob,
+   drifted files relocated and flagged stale, nested text folded, definitions first;
+5. budget (``budget.py``): lowest-scoring leaves dropped, the spine kept.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from branchgraph.graph.pgstore import PgStore
+from branchgraph.graph.store import GraphStore
+from branchgraph.queries import named_query
+from branchgraph.retrieval.assemble import Candidate, fold_nested, gather, read_texts, reading_order
+from branchgraph.retrieval.budget import estimate_tokens, trim_to_budget
+from branchgraph.retrieval.ranking import RecentPaths
+from branchgraph.retrieval.render import render_context, render_item
+from branchgraph.retrieval.search import SearchHit, search
+from branchgraph.retrieval.source import BranchSources
+
+DEFAULT_BUDGET_TOKENS = 6000
+DEFAULT_ENTRIES = 6
+# Entry search looks deeper than the entries it keeps, so that dropping conflicted symbols
+# still leaves enough.
+_SEARCH_DEPTH_FACTOR = 2
+# A class entry larger than this share of the budget is shown as an outline.
+_FULL_CLASS_SHARE = 0.35
+
+
+@dataclass(frozen=True, slots=True)
+class ContextItem:
+    id: str
+    kind: str
+    qualname: str
+    path: str
+    start_line: int
+    end_line: int
+    score: float
+    reason: str  # why it is here: "entry", "callee of X", "test of X", ...
+    text: str
+    stale: bool  # the file changed since indexing; the text is from the working tree
+    outline: bool = False  # a class shown without its method bodies
+    reasons: list[str] = field(default_factory=list)  # every path that led here, incl. folded symbols
+    via: str | None = None  # the item that connects this one to its entry (None: an entry)
+    tokens: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True, slots=True)
+class ContextResult:
+    query: str
+    repo: str
+    branch: str
+    indexed_commit: str
+    behind_commits: int | None
+    items: list[ContextItem]  # rank order, best first
+    order: list[str]  # item ids in reading order: definitions before their users
+    warnings: list[str]
+    tokens: int
+    budget_tokens: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "query": self.query,
+            "repo": self.repo,
+            "branch": self.branch,
+            "indexed_commit": self.indexed_commit,
+            "behind_commits": self.behind_commits,
+            "items": [item.to_dict() for item in self.items],
+            "order": list(self.order),
+            "warnings": list(self.warnings),
+            "tokens": self.tokens,
+            "budget_tokens": self.budget_tokens,
+        }
+
+    def to_markdown(self) -> str:
+        return render_context(self)
+
+
+def build_context(
+    query: str,
+    *,
+    repo_name: str,
+    branch: str,
+    indexed_commit: str,
+    behind_commits: int | None,
+    embedder_of_branch: str,
+    pg: PgStore,
+    graph: GraphStore,
+    embedder,
+    sources: BranchSources,
+    recent: RecentPaths,
+    budget_tokens: int = DEFAULT_BUDGET_TOKENS,
+    entries: int = DEFAULT_ENTRIES,
+) -> ContextResult:
+    if budget_tokens < 1 or entries < 1:
+        raise ValueError("budget_tokens and entries must be positive")
+    warnings: list[str] = []
+    hits = search(
+        query, repo=repo_name, branch=branch, pg=pg, graph=graph, embedder=embedder,
+        embedder_of_branch=embedder_of_branch, k=entries * _SEARCH_DEPTH_FACTOR,
+    )
+    chosen = _choose_entries(hits, entries, warnings)
+    result = dict(
+        query=query, repo=repo_name, branch=branch, indexed_commit=indexed_commit, behind_commits=behind_commits,
+        budget_tokens=budget_tokens,
+    )
+    if behind_commits:
+        warnings.append(f"the index is {behind_commits} commits behind {branch}; run `branchgraph ingest --branch {branch}`")
+    if not chosen:
+        warnings.append("nothing in the index matches the query")
+        return ContextResult(items=[], order=[], warnings=warnings, tokens=0, **result)
+
+    top = max(hit.score for hit in chosen)
+    expand = named_query("expand")
+    rows = graph.read_query(
+        expand.text, expand.bind({"repo": repo_name, "branch": branch, "qualnames": sorted({h.qualname for h in chosen})})
+    )
+    recent_paths = recent.of(repo_name, sources.repo, indexed_commit)
+    candidates, uses, conflicted = gather([(hit, hit.score / top) for hit in chosen], rows, recent_paths)
+    if conflicted:
+        warnings.append(f"{conflicted} related symbols with unresolved merge conflicts were left out")
+    read_texts(candidates, sources, int(budget_tokens * _FULL_CLASS_SHARE), warnings)
+    fold_nested(candidates)
+    stale = sorted({c.path for c in candidates.values() if c.stale})
+    if stale:
+        warnings.append(
+            f"{len(stale)} files changed since indexing ({', '.join(stale[:5])}{', ...' if len(stale) > 5 else ''}); "
+            "their symbols were relocated by re-parsing and are flagged stale"
+        )
+
+    ranked = sorted(candidates.values(), key=lambda c: (-c.score, c.qualname))
+    for c in ranked:
+        c.tokens = estimate_tokens(render_item(_item(c)))
+    dropped: list[Candidate] = []
+    kept = trim_to_budget(ranked, budget_tokens, on_drop=dropped.append)
+    tokens = sum(c.tokens for c in kept)
+    if dropped:
+        warnings.append(f"{len(dropped)} lower-ranked items left out to fit {budget_tokens} tokens")
+    if tokens > budget_tokens:
+        warnings.append(f"the entry symbols and the items connecting them need {tokens} tokens, over the budget of {budget_tokens}")
+    items = [_item(c) for c in kept]
+    return ContextResult(items=items, order=reading_order(kept, uses), warnings=warnings, tokens=tokens, **result)
+
+
+def _choose_entries(hits: list[SearchHit], entries: int, warnings: list[str]) -> list[SearchHit]:
+    """The best hits without merge conflicts; conflicted ones only when nothing else matched."""
+    clean = [hit for hit in hits if not hit.has_conflict]
+    if clean:
+        return clean[:entries]
+    if hits:
+        warnings.append(
+            "only symbols with unresolved merge conflicts match the query; their text holds conflict markers"
+        )
+    return hits[:entries]
+
+
+def _item(c: Candidate) -> ContextItem:
+    return ContextItem(
+        id=c.id, kind=c.kind, qualname=c.qualname, path=c.path, start_line=c.span.start_line, end_line=c.span.end_line,
+        score=round(c.score, 4), reason=c.reason, text=c.text, stale=c.stale, outline=c.outline,
+        reasons=list(dict.fromkeys(c.reasons)), via=c.parent, tokens=c.tokens,
+    )

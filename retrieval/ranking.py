@@ -1,0 +1,69 @@
+"""How much an item of a context is worth: the entry's search score, carried along the graph
+edge that reached it (weighted by edge kind, decayed by distance), raised for code changed
+recently on the branch and lowered for vendored or generated paths.
+
+Scores are relative: the best entry is 1.0 and nothing else exceeds its own entry's score
+times the boosts below.
+"""
+
+from __future__ import annotations
+
+import re
+
+from branchgraph.graph.pgstore import PgStore
+from branchgraph.ingest import git
+
+# What an edge kind says about a neighbour's use to someone reading the entry: the code it
+# calls explains its behaviour best, the types it handles next; callers and tests show use.
+EDGE_WEIGHTS = {
+    "callee": 0.7,
+    "type": 0.65,
+    "enclosing class": 0.6,
+    "base": 0.55,
+    "caller": 0.5,
+    "test": 0.5,
+}
+# Each further hop keeps this share of the score (a callee's callee is half as relevant).
+DISTANCE_DECAY = 0.5
+RECENT_DAYS = 30
+RECENT_BOOST = 1.15
+PENALTY = 0.4  # vendored or generated code is rarely what the question is about
+
+_PENALISED = re.compile(
+    r"(^|/)(vendor|vendored|_vendor|third_party|thirdparty|node_modules|site-packages|generated|gen|build|dist)/"
+    r"|(_pb2(_grpc)?\.py|\.min\.js|_generated\.\w+|\.generated\.\w+)$",
+)
+
+
+def neighbour_score(entry_score: float, kind: str, distance: int) -> float:
+    return entry_score * EDGE_WEIGHTS[kind] * DISTANCE_DECAY ** (distance - 1)
+
+
+def path_factor(path: str, recent: frozenset[str]) -> float:
+    factor = PENALTY if _PENALISED.search(path) else 1.0
+    return factor * (RECENT_BOOST if path in recent else 1.0)
+
+
+def is_penalised(path: str) -> bool:
+    return bool(_PENALISED.search(path))
+
+
+class RecentPaths:
+    """Paths changed in the ``RECENT_DAYS`` before a commit: from PostgreSQL when a previous
+    query computed them, else from git history (then stored), and kept in memory for a
+    long-running server."""
+
+    def __init__(self, pg: PgStore, days: int = RECENT_DAYS):
+        self.pg = pg
+        self.days = days
+        self._memory: dict[tuple[str, str], frozenset[str]] = {}
+
+    def of(self, repo_name: str, repo, commit: str) -> frozenset[str]:
+        key = (repo_name, commit)
+        if key not in self._memory:
+            stored = self.pg.recent_paths(repo_name, commit, self.days)
+            if stored is None:
+                stored = sorted(git.paths_changed_within(repo, commit, self.days * 86400))
+                self.pg.put_recent_paths(repo_name, commit, self.days, stored)
+            self._memory[key] = frozenset(stored)
+        return self._memory[key]

@@ -1,0 +1,152 @@
+"""The text of a branch's files as the index knows them.
+
+A file is read from the working tree when the branch is checked out there and the file is
+the blob the graph was built from; from that blob in the git object store otherwise (a
+branch that is not checked out, a bare clone). A checked-out file that changed since
+indexing has *drifted*: its symbols are relocated by re-parsing it, and flagged stale.
+
+Paths come from the index and are resolved inside the repository root; a path that leaves
+it (``..``, an absolute path, a symlink pointing out) is never read.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+
+from branchgraph.errors import BranchgraphError
+from branchgraph.graph.pgstore import PgStore
+from branchgraph.ingest import git
+from branchgraph.ingest.extract import EXTRACTOR_VERSION, Definition, decode_parsed, extract
+from branchgraph.ingest.languages import language_for_path
+
+
+class OutsideRepository(BranchgraphError):
+    """A path would resolve outside the repository."""
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    start_line: int  # 1-based, inclusive
+    end_line: int
+
+
+@dataclass
+class SourceFile:
+    path: str
+    data: bytes
+    blob_sha: str | None  # the indexed blob; None when the index has no record of the file
+    drifted: bool  # the working-tree copy differs from the indexed blob
+    pg: PgStore
+
+    @cached_property
+    def lines(self) -> list[str]:
+        return self.data.decode("utf-8", "replace").splitlines()
+
+    def text(self, span: Span) -> str:
+        return "\n".join(self.lines[span.start_line - 1 : span.end_line])
+
+    @cached_property
+    def definitions(self) -> list[Definition]:
+        """The file's definitions: from the parse cache for the indexed blob, else parsed now."""
+        language = language_for_path(self.path)
+        if language is None:
+            return []
+        if not self.drifted and self.blob_sha:
+            cached = self.pg.cached_parses([self.blob_sha], language.name, EXTRACTOR_VERSION)
+            if self.blob_sha in cached:
+                return decode_parsed(cached[self.blob_sha]).definitions
+        return extract(language.name, self.data).definitions
+
+    def local_names(self) -> list[str]:
+        """Each definition's dotted name inside the file (``Class.method``)."""
+        defs = self.definitions
+        names: list[str] = []
+        for d in defs:
+            parts = [d.name]
+            parent = d.parent
+            while parent is not None:
+                parts.append(defs[parent].name)
+                parent = defs[parent].parent
+            names.append(".".join(reversed(parts)))
+        return names
+
+    def relocate(self, qualname: str, old: Span) -> Span | None:
+        """Where the symbol ``qualname`` is in this (drifted) copy: the definition with the same
+        dotted name nearest its old place; None when it is gone."""
+        candidates = [
+            d
+            for d, local in zip(self.definitions, self.local_names())
+            if qualname == local or qualname.endswith("." + local)
+        ]
+        if not candidates:
+            return None
+        best = min(candidates, key=lambda d: abs(d.start_line - old.start_line))
+        return Span(best.start_line, best.end_line)
+
+
+class BranchSources:
+    """Reads files of one indexed branch for context assembly."""
+
+    def __init__(self, repo, root: Path, repo_name: str, branch: str, pg: PgStore):
+        self.repo = repo
+        self.root = root.resolve()
+        self.repo_name = repo_name
+        self.branch = branch
+        self.pg = pg
+        self.checked_out = _checked_out(repo, branch)
+        self._files: dict[str, SourceFile | None] = {}
+        self._blobs: dict[str, str] = {}
+
+    def prefetch(self, paths: list[str]) -> None:
+        """Look up the indexed blobs of many paths in one round trip."""
+        missing = [p for p in set(paths) if p not in self._blobs]
+        if missing:
+            self._blobs.update(self.pg.file_blobs(self.repo_name, self.branch, missing))
+
+    def file(self, path: str) -> SourceFile | None:
+        """The file as indexed (or its drifted working-tree copy); None when unreadable."""
+        if path not in self._files:
+            self._files[path] = self._read(path)
+        return self._files[path]
+
+    def indexed_copy(self, path: str) -> SourceFile | None:
+        """The file exactly as indexed, from its git blob."""
+        blob = self._blobs.get(path)
+        if not blob:
+            return None
+        try:
+            return SourceFile(path, git.read_blob(self.repo, blob), blob, False, self.pg)
+        except KeyError:
+            return None
+
+    def _read(self, path: str) -> SourceFile | None:
+        self.prefetch([path])
+        blob = self._blobs.get(path)
+        if self.checked_out:
+            on_disk = self.working_tree_path(path)
+            if on_disk.is_file():
+                data = on_disk.read_bytes()
+                return SourceFile(path, data, blob, git.git_blob_sha(data) != blob, self.pg)
+        return self.indexed_copy(path)
+
+    def working_tree_path(self, path: str) -> Path:
+        """``path`` under the repository root; refuses any path that resolves outside it."""
+        candidate = Path(path)
+        if candidate.is_absolute() or ".." in candidate.parts or "\x00" in path:
+            raise OutsideRepository(f"refusing to read {path!r}: not a path inside the repository")
+        resolved = (self.root / candidate).resolve()
+        if not resolved.is_relative_to(self.root):
+            raise OutsideRepository(f"refusing to read {path!r}: it resolves outside the repository")
+        return resolved
+
+
+def _checked_out(repo, branch: str) -> bool:
+    """Whether the working tree holds ``branch`` (never for a bare repository)."""
+    if repo.bare:
+        return False
+    try:
+        return git.current_branch(repo) == branch
+    except BranchgraphError:
+        return False
