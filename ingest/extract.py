@@ -95,6 +95,18 @@ class ParsedFile:
     conflict_lines: list[int]  # lines holding git conflict markers
 
 
+def conflict_extents(defs: list[Definition], line_count: int) -> list[int]:
+    """The last line each definition may own when conflict markers are about: up to the line
+    before the next definition that starts after it ends. Markers break the parse, so a torn
+    function's span often stops at its ``def`` line while its body sits between markers."""
+    starts = sorted(d.start_line for d in defs)
+    extents = []
+    for d in defs:
+        following = bisect.bisect_right(starts, d.end_line)
+        extents.append(max(d.end_line, starts[following] - 1 if following < len(starts) else line_count))
+    return extents
+
+
 def _text(node: TSNode) -> str:
     return node.text.decode("utf-8", "replace")
 

@@ -18,7 +18,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from branchgraph.graph.model import Edge, FileSubgraph, Node, node_id
-from branchgraph.ingest.extract import Definition, ParsedFile
+from branchgraph.ingest.extract import Definition, ParsedFile, conflict_extents
 from branchgraph.ingest.python_modules import (
     BUILTIN_NAMES,
     absolute_module,
@@ -449,6 +449,7 @@ class PythonResolver:
             )
         )
         defs = f.parsed.definitions
+        extents = conflict_extents(defs, f.parsed.line_count) if f.conflict_lines else []
         for index, d in enumerate(defs):
             symbol = self.symbols[(f.path, index)]
             g.nodes.append(
@@ -467,7 +468,7 @@ class PythonResolver:
                         "decorators": list(d.decorators),
                         "is_test": symbol.is_test,
                         "has_conflict": bool(f.conflict_lines)
-                        and any(d.start_line <= line <= d.end_line for line in f.conflict_lines),
+                        and any(d.start_line <= line <= extents[index] for line in f.conflict_lines),
                     },
                 )
             )

@@ -8,6 +8,7 @@ import heapq
 from dataclasses import dataclass, field
 from typing import Any
 
+from branchgraph.ingest.extract import conflict_extents
 from branchgraph.retrieval.ranking import neighbour_score, path_factor
 from branchgraph.retrieval.source import BranchSources, SourceFile, Span
 
@@ -31,6 +32,7 @@ class Candidate:
     text: str = ""
     stale: bool = False
     outline: bool = False
+    has_conflict: bool = False
     tokens: int = 0
     source: SourceFile | None = field(default=None, repr=False)  # the copy its text came from
 
@@ -51,7 +53,7 @@ def gather(entries: list[tuple[Any, float]], rows: list[dict], recent: frozenset
     for hit, score in entries:
         candidates[hit.id] = Candidate(
             hit.id, hit.kind, hit.qualname, hit.path, Span(hit.start_line or 1, hit.end_line or hit.start_line or 1),
-            score * path_factor(hit.path, recent), "entry", None, True, ["entry"],
+            score * path_factor(hit.path, recent), "entry", None, True, ["entry"], has_conflict=hit.has_conflict,
         )
     entry_scores = {hit.id: score for hit, score in entries}
     qualnames = {c.id: c.qualname for c in candidates.values()}
@@ -98,6 +100,8 @@ def read_texts(candidates: dict[str, Candidate], sources: BranchSources, full_cl
                 del candidates[c.id]
                 continue
         c.source = source
+        if c.has_conflict:
+            c.span = _conflict_span(c.span, source)
         c.text = source.text(c.span)
         if c.kind == "Class" and (not c.is_entry or len(c.text) > full_class_tokens * 4):
             c.outline = True
@@ -105,6 +109,17 @@ def read_texts(candidates: dict[str, Candidate], sources: BranchSources, full_cl
     for c in candidates.values():
         if c.outline:
             c.text = _outline(c, full_spans.get(c.path, []))
+
+
+def _conflict_span(span: Span, source: SourceFile) -> Span:
+    """A torn symbol's span reaches to the next definition: its body sits between the conflict
+    markers that cut its parse short."""
+    defs = source.definitions
+    extents = conflict_extents(defs, len(source.lines))
+    for d, end in zip(defs, extents):
+        if d.start_line == span.start_line:
+            return Span(span.start_line, max(span.end_line, end))
+    return span
 
 
 def _relocate(c: Candidate, source: SourceFile, sources: BranchSources, warnings: list[str]) -> SourceFile | None:

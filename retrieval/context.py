@@ -154,15 +154,24 @@ def build_context(
 
 
 def _choose_entries(hits: list[SearchHit], entries: int, warnings: list[str]) -> list[SearchHit]:
-    """The best hits without merge conflicts; conflicted ones only when nothing else matched."""
+    """The best hits without merge conflicts, unless only conflicted symbols match the query.
+
+    "Match" means the query's words or an identifier of it hit the symbol's name or text:
+    vector search always returns *something*, so its nearest neighbours alone do not count.
+    """
     clean = [hit for hit in hits if not hit.has_conflict]
-    if clean:
-        return clean[:entries]
-    if hits:
+    matching = [hit for hit in hits if hit.lexical_rank is not None or hit.exact]
+    if not any(not hit.has_conflict for hit in matching) and any(hit.has_conflict for hit in matching):
+        torn = [hit for hit in matching if hit.has_conflict]
         warnings.append(
-            "only symbols with unresolved merge conflicts match the query; their text holds conflict markers"
+            "only symbols with unresolved merge conflicts match the query; they are included and their "
+            f"text holds conflict markers: {', '.join(hit.qualname for hit in torn[:entries])}"
         )
-    return hits[:entries]
+        return (torn + clean)[:entries]
+    if hits and not clean:
+        warnings.append("every symbol that matches has unresolved merge conflicts; their text holds conflict markers")
+        return hits[:entries]
+    return clean[:entries]
 
 
 def _item(c: Candidate) -> ContextItem:

@@ -1,0 +1,252 @@
+"""context(): expansion kinds, ranking, assembly (working tree, git blobs, drift), the token
+budget and its spine, merge conflicts, and the CLI — against real Neo4j and PostgreSQL."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from branchgraph import api
+from branchgraph.cli import cli
+from branchgraph.retrieval.source import BranchSources, OutsideRepository
+from conftest import FIXTURES
+from gitrepo import commit_files, read_tree
+
+pytestmark = [pytest.mark.neo4j, pytest.mark.postgres]
+
+REFUND = "shop.payments.Payment.refund"
+QUESTION = "where is refund implemented"
+
+
+@pytest.fixture
+def indexed_shop(shop_repo: Path, config) -> Path:
+    api.ingest(shop_repo, config=config)
+    return shop_repo
+
+
+def check_out(repo_dir: Path, files: dict[str, bytes]) -> None:
+    """Write ``files`` as the working tree (the fixture repositories start without one)."""
+    for path, data in files.items():
+        target = repo_dir / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+
+
+def by_qualname(result) -> dict:
+    return {item.qualname: item for item in result.items}
+
+
+def test_every_expansion_kind_reaches_the_context(indexed_shop, config):
+    result = api.context(QUESTION, path=indexed_shop, config=config, entries=1)
+    items = by_qualname(result)
+    assert items[REFUND].reason == "entry" and items[REFUND].via is None
+    reasons = {reason for item in result.items for reason in item.reasons}
+    assert {
+        f"callee of {REFUND}",  # add_line, format_money, the Payment constructor
+        "callee of shop.billing.invoice.Invoice.add_line",  # Line, two hops away
+        f"caller of {REFUND}",
+        f"test of {REFUND}",
+        f"type of {REFUND}",  # Invoice (parameter), Payment (return)
+        f"enclosing class of {REFUND}",
+    } <= reasons
+    assert items["shop.billing.invoice.Line"].via == items["shop.billing.invoice.Invoice.add_line"].id
+    assert items["tests.test_invoice.TestPayment.test_refund"].reasons == [f"caller of {REFUND}", f"test of {REFUND}"]
+    based = by_qualname(api.context("the Invoice class", path=indexed_shop, config=config, entries=1))
+    assert "base of shop.billing.invoice.Invoice" in based["shop.core.base.BaseDocument"].reasons
+
+
+def test_ranking_follows_entry_score_edge_kind_and_distance(indexed_shop, config):
+    items = by_qualname(api.context(QUESTION, path=indexed_shop, config=config, entries=1))
+    entry = items[REFUND].score
+    callee = items["shop.billing.invoice.Invoice.add_line"].score
+    two_hops = items["shop.billing.invoice.Line"].score
+    caller = items["tests.test_invoice.TestPayment.test_refund"].score
+    assert entry > callee > caller and callee > two_hops
+    result = api.context(QUESTION, path=indexed_shop, config=config)
+    assert [i.score for i in result.items] == sorted((i.score for i in result.items), reverse=True)
+
+
+def test_classes_reached_by_expansion_are_outlines_without_repeated_text(indexed_shop, config):
+    items = by_qualname(api.context(QUESTION, path=indexed_shop, config=config, entries=1))
+    payment = items["shop.payments.Payment"]
+    assert payment.outline and "def full(cls, invoice: Invoice): ..." in payment.text
+    # refund is shown in full on its own, so the outline leaves its signature out.
+    assert "def refund" not in payment.text and "add_line(-self.amount)" in items[REFUND].text
+
+
+def test_a_method_inside_a_class_shown_in_full_is_folded_into_it(indexed_shop, config):
+    result = api.context("Invoice add_line", path=indexed_shop, config=config, entries=4)
+    items = by_qualname(result)
+    invoice = items["shop.billing.invoice.Invoice"]
+    assert invoice.reason == "entry" and not invoice.outline and "def add_line" in invoice.text
+    assert "shop.billing.invoice.Invoice.add_line" not in items
+    assert any(r.startswith("shop.billing.invoice.Invoice.add_line: ") for r in invoice.reasons)
+    texts = [line for item in result.items for line in item.text.splitlines() if line.strip().startswith("def ")]
+    assert len(texts) == len(set(texts)), "a definition appears twice"
+
+
+def test_definitions_come_before_their_users_in_reading_order(indexed_shop, config):
+    result = api.context(QUESTION, path=indexed_shop, config=config, entries=1)
+    position = {qualname: result.order.index(item.id) for qualname, item in by_qualname(result).items()}
+    assert position["shop.billing.invoice.Invoice.add_line"] < position[REFUND]
+    assert position["shop.billing.invoice.Line"] < position["shop.billing.invoice.Invoice.add_line"]
+    assert position[REFUND] < position["tests.test_invoice.TestPayment.test_refund"]
+    assert sorted(result.order) == sorted(item.id for item in result.items)
+
+
+def test_the_budget_drops_low_scoring_leaves_and_keeps_the_spine(indexed_shop, config):
+    full = api.context(QUESTION, path=indexed_shop, config=config, entries=1)
+    line = by_qualname(full)["shop.billing.invoice.Line"]
+    # Room for everything but about 60 tokens: the cheapest cut removes the lowest leaves.
+    trimmed = api.context(QUESTION, path=indexed_shop, config=config, entries=1, budget_tokens=full.tokens - 60)
+    kept = by_qualname(trimmed)
+    assert trimmed.tokens <= full.tokens - 60 and trimmed.tokens == sum(i.tokens for i in trimmed.items)
+    assert REFUND in kept and len(kept) < len(full.items)
+    dropped = [i for i in full.items if i.qualname not in kept]
+    assert max(i.score for i in dropped) <= min(i.score for i in trimmed.items if i.via is not None) + 1e-9 or line.qualname in kept
+    ids = {i.id for i in trimmed.items}
+    assert all(i.via is None or i.via in ids for i in trimmed.items), "an item lost what connects it to its entry"
+    assert any("left out to fit" in w for w in trimmed.warnings)
+    # A budget below the entry itself keeps the entry (the spine) and says so.
+    tiny = api.context(QUESTION, path=indexed_shop, config=config, entries=1, budget_tokens=5)
+    assert [i.qualname for i in tiny.items] == [REFUND]
+    assert any("over the budget of 5" in w for w in tiny.warnings)
+
+
+def test_a_two_hop_callee_keeps_its_connecting_callee(indexed_shop, config):
+    full = api.context(QUESTION, path=indexed_shop, config=config, entries=1)
+    for budget in range(40, full.tokens + 1, 15):
+        result = api.context(QUESTION, path=indexed_shop, config=config, entries=1, budget_tokens=budget)
+        names = {i.qualname for i in result.items}
+        if "shop.billing.invoice.Line" in names:
+            assert "shop.billing.invoice.Invoice.add_line" in names, budget
+
+
+def test_a_branch_that_is_not_checked_out_is_read_from_git_blobs(shop_repo, config):
+    from dulwich.repo import Repo
+
+    files = read_tree(FIXTURES / "shop")
+    check_out(shop_repo, files)  # the working tree holds main
+    feature = dict(files)
+    feature["src/shop/payments.py"] = files["src/shop/payments.py"].replace(
+        b"        invoice.add_line(-self.amount)\n", b"        # feature: refunds are negative lines\n        invoice.add_line(-self.amount)\n"
+    )
+    repo = Repo(str(shop_repo))
+    commit_files(repo, feature, branch="feature", parents=[repo.refs[b"refs/heads/main"]])
+    api.ingest(shop_repo, config=config)
+    api.ingest(shop_repo, branch="feature", config=config)
+
+    on_feature = by_qualname(api.context(QUESTION, path=shop_repo, branch="feature", config=config, entries=1))[REFUND]
+    assert "# feature: refunds are negative lines" in on_feature.text and not on_feature.stale
+    assert (on_feature.start_line, on_feature.end_line) == (13, 17)
+    on_main = by_qualname(api.context(QUESTION, path=shop_repo, config=config, entries=1))[REFUND]
+    assert "# feature" not in on_main.text and not on_main.stale and (on_main.start_line, on_main.end_line) == (13, 16)
+
+
+def test_a_drifted_file_is_relocated_by_reparsing_and_flagged_stale(shop_repo, config):
+    files = read_tree(FIXTURES / "shop")
+    check_out(shop_repo, files)
+    api.ingest(shop_repo, config=config)
+    edited = files["src/shop/payments.py"].replace(b"class Payment:\n", b"# a\n# b\n# c\nclass Payment:\n")
+    edited = edited.replace(b"        return Payment(self.amount)\n", b"        log_refund(self)\n        return Payment(self.amount)\n")
+    (shop_repo / "src/shop/payments.py").write_bytes(edited)
+
+    result = api.context(QUESTION, path=shop_repo, config=config, entries=1)
+    refund = by_qualname(result)[REFUND]
+    assert refund.stale and (refund.start_line, refund.end_line) == (16, 20)
+    assert "log_refund(self)" in refund.text and refund.text.lstrip().startswith("def refund")
+    assert any("changed since indexing" in w and "src/shop/payments.py" in w for w in result.warnings)
+    assert not by_qualname(result)["shop.billing.invoice.Invoice.add_line"].stale  # its file did not change
+
+    with api.Workspace(shop_repo, config=config) as ws:
+        symbol = ws.symbol(refund.id)
+    assert symbol["stale"] and symbol["start_line"] == 16 and "log_refund" in symbol["text"]
+
+    # A symbol gone from the working tree shows as indexed, still stale, with a warning.
+    (shop_repo / "src/shop/payments.py").write_bytes(b"# emptied\n")
+    gone = api.context(QUESTION, path=shop_repo, config=config, entries=1)
+    refund = by_qualname(gone)[REFUND]
+    assert refund.stale and "add_line(-self.amount)" in refund.text
+    assert any("gone from the working tree" in w for w in gone.warnings)
+
+
+def test_symbols_with_merge_conflicts_are_left_out_unless_nothing_else_matches(repo_dir, config):
+    from gitrepo import init_repo
+
+    repo = init_repo(repo_dir)
+    commit_files(
+        repo,
+        {
+            "ledger.py": (
+                "from torn import settle_torn\n\n\ndef post_entry(amount):\n    return amount\n\n\n"
+                "def settle(amount):\n    settle_torn(amount)\n    return post_entry(amount)\n"
+            ),
+            "torn.py": (
+                "def settle_torn(amount):\n<<<<<<< HEAD\n    return amount\n=======\n"
+                "    return -amount\n>>>>>>> other\n"
+            ),
+            "rollback.py": "def rollback_everything():\n<<<<<<< HEAD\n    pass\n=======\n    return None\n>>>>>>> other\n",
+        },
+    )
+    api.ingest(repo_dir, config=config)
+    clean = api.context("settle the amount", path=repo_dir, config=config)
+    names = {i.qualname for i in clean.items}
+    assert "ledger.settle" in names and "torn.settle_torn" not in names
+    assert any("merge conflicts were left out" in w for w in clean.warnings)  # the torn callee of settle
+
+    torn = api.context("rollback everything", path=repo_dir, config=config, entries=1)
+    assert [i.qualname for i in torn.items] == ["rollback.rollback_everything"]
+    assert "<<<<<<< HEAD" in torn.items[0].text
+    assert any("only symbols with unresolved merge conflicts match" in w for w in torn.warnings)
+
+
+def test_the_json_document_and_markdown_from_the_cli(indexed_shop, config, monkeypatch):
+    for key, value in {
+        "BRANCHGRAPH_NEO4J_URI": config.neo4j_uri,
+        "BRANCHGRAPH_DATABASE_URL": config.database_url,
+        "BRANCHGRAPH_EMBEDDER": "hashing",
+    }.items():
+        monkeypatch.setenv(key, value)
+    runner = CliRunner()
+    out = runner.invoke(cli, ["context", QUESTION, "--repo", str(indexed_shop), "--json", "--budget", "3000"])
+    assert out.exit_code == 0, out.output
+    document = json.loads(out.output)
+    assert {"query", "repo", "branch", "indexed_commit", "behind_commits", "items", "warnings", "tokens"} <= set(document)
+    assert document["branch"] == "main" and document["behind_commits"] == 0 and document["tokens"] <= 3000
+    item = document["items"][0]
+    assert {"id", "kind", "qualname", "path", "start_line", "end_line", "score", "reason", "text", "stale"} <= set(item)
+    markdown = runner.invoke(cli, ["context", QUESTION, "--repo", str(indexed_shop), "--format", "md", "--entries", "1"])
+    assert markdown.exit_code == 0
+    assert markdown.output.startswith(f"## Context for: {QUESTION}") and "```python\n" in markdown.output
+    assert f"### `{REFUND}` — entry" in markdown.output
+    missing = runner.invoke(cli, ["context", "x", "--repo", str(indexed_shop), "--branch", "nope"])
+    assert missing.exit_code == 1 and "is not indexed" in missing.output
+
+
+def test_recent_changes_rank_higher_and_are_cached_per_commit(indexed_shop, config, pg_store):
+    from branchgraph.ingest import git
+    from branchgraph.retrieval.ranking import RecentPaths, path_factor
+
+    record = pg_store.branch_record(indexed_shop.name, "main")
+    recent = RecentPaths(pg_store).of(indexed_shop.name, git.open_repo(indexed_shop), record.indexed_commit)
+    assert "src/shop/payments.py" in recent  # committed moments ago
+    assert pg_store.recent_paths(indexed_shop.name, record.indexed_commit, 30) == sorted(recent)
+    assert path_factor("src/shop/payments.py", recent) > path_factor("src/shop/old.py", recent)
+    assert path_factor("vendor/lib/x.py", frozenset()) < path_factor("src/x.py", frozenset())
+    assert path_factor("api/service_pb2.py", frozenset()) < 1
+
+
+def test_paths_outside_the_repository_are_never_read(shop_repo, pg_store, tmp_path):
+    from branchgraph.ingest import git
+
+    outside = tmp_path / "secret.py"
+    outside.write_text("password = 1\n")
+    (shop_repo / "link.py").symlink_to(outside)
+    sources = BranchSources(git.open_repo(shop_repo), shop_repo, shop_repo.name, "main", pg_store)
+    for path in ("../secret.py", str(outside), "src/../../secret.py", "link.py"):
+        with pytest.raises(OutsideRepository):
+            sources.working_tree_path(path)
+    assert sources.working_tree_path("src/shop/payments.py") == (shop_repo / "src/shop/payments.py").resolve()
