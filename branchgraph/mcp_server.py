@@ -4,13 +4,17 @@ reads to decide when to call it."""
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
 
 from branchgraph.api import Workspace
 from branchgraph.config import Config
+from branchgraph.errors import BranchgraphError
 
 INSTRUCTIONS = (
     "branchgraph indexes a git repository per branch as a code graph (functions, classes, calls, "
@@ -18,6 +22,20 @@ INSTRUCTIONS = (
     "to find symbols, `callers`/`callees` for impact, `symbol` to read one, `status` to see how "
     "fresh the index is. `branch` defaults to the checked-out branch."
 )
+
+
+def _anticipated(tool: Callable) -> Callable:
+    """Errors branchgraph raises on purpose (not indexed, bad argument, store down) reach the
+    agent with their message; the SDK would otherwise hide them as a crash."""
+
+    @functools.wraps(tool)
+    def wrapper(*args, **kwargs):
+        try:
+            return tool(*args, **kwargs)
+        except (BranchgraphError, ValueError) as exc:
+            raise ToolError(str(exc)) from exc
+
+    return wrapper
 
 
 def create_server(path: str | Path = ".", config: Config | None = None) -> MCPServer:
@@ -31,6 +49,7 @@ def create_server(path: str | Path = ".", config: Config | None = None) -> MCPSe
         return state["ws"]
 
     @server.tool()
+    @_anticipated
     def context(query: str, branch: str | None = None, budget_tokens: int = 6000) -> dict[str, Any]:
         """Everything needed to answer a question about the code, as it is on the branch: the
         best-matching functions and classes with what they call, who calls them, the types they
@@ -40,24 +59,28 @@ def create_server(path: str | Path = ".", config: Config | None = None) -> MCPSe
         return workspace().context(query, branch=branch, budget_tokens=budget_tokens).to_dict()
 
     @server.tool()
+    @_anticipated
     def search(query: str, branch: str | None = None, k: int = 10) -> list[dict[str, Any]]:
         """Find symbols by meaning or by name (identifier parts work: `parse config` finds
         `parseConfigFile`). Returns ids, qualified names, files and line spans, best first."""
         return [hit.to_dict() for hit in workspace().search(query, branch=branch, k=k)]
 
     @server.tool()
+    @_anticipated
     def callers(qualname: str, branch: str | None = None, depth: int = 3) -> list[dict[str, Any]]:
         """Who calls a function, method or class, transitively up to `depth` (1-5) hops, nearest
         first: what may break if it changes. `qualname` is dotted, e.g. `pkg.module.Class.method`."""
         return workspace().named("callers", {"qualname": qualname, "depth": depth}, branch=branch)
 
     @server.tool()
+    @_anticipated
     def callees(qualname: str, branch: str | None = None, depth: int = 2) -> list[dict[str, Any]]:
         """What a function, method or class calls, transitively up to `depth` (1-5) hops;
         calls the index could not resolve are listed with their raw text."""
         return workspace().named("callees", {"qualname": qualname, "depth": depth}, branch=branch)
 
     @server.tool()
+    @_anticipated
     def symbol(name: str | None = None, id: str | None = None, branch: str | None = None) -> list[dict[str, Any]]:
         """Look a symbol up by its bare `name` (every definition with that name: kind, file,
         lines, signature) or read one by `id` (from search or context results) with its text."""
@@ -69,6 +92,7 @@ def create_server(path: str | Path = ".", config: Config | None = None) -> MCPSe
         return workspace().named("symbol", {"name": name}, branch=branch)
 
     @server.tool()
+    @_anticipated
     def status() -> list[dict[str, Any]]:
         """Every indexed branch: indexed commit, how many commits it is behind, age, counts."""
         return [s.to_dict() for s in workspace().status()]
