@@ -34,7 +34,7 @@ def main() -> None:
             print(f"{'embedder':<18} {'mode':<8} {'R@5':>6} {'R@10':>6} {'R@20':>6}")
             for i, embedder in enumerate(args.embedders.split(",")):
                 # Lexical search does not use the embedder: it is shown once.
-                modes = ("lexical", "dense", "hybrid") if i == 0 else ("dense", "hybrid")
+                modes = ("lexical", "dense", "hybrid", "full") if i == 0 else ("dense", "hybrid", "full")
                 for mode, recall in measure_recall(root, config, embedder, modes, golden).items():
                     print(f"{embedder:<18} {mode:<8} {recall[5]:>6.3f} {recall[10]:>6.3f} {recall[20]:>6.3f}")
         finally:

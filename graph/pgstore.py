@@ -246,6 +246,18 @@ class PgStore:
                 rows = cur.fetchall()
             return [(node_id, float(score)) for node_id, score in rows]
 
+    def node_vectors(self, repo: str, branch: str, model: str, dims: int, ids: Sequence[str]) -> dict[str, np.ndarray]:
+        """node id -> its embedding, for the given nodes of a branch."""
+        if not ids:
+            return {}
+        statement = sql.SQL(
+            "SELECT n.node_id, e.embedding::vector({dims}) FROM node_embeddings n JOIN embeddings e USING (content_key) "
+            "WHERE n.repo = %s AND n.branch = %s AND n.node_id = ANY(%s) AND e.model = %s AND e.dims = {dims}"
+        ).format(dims=sql.Literal(int(dims)))
+        with self._transaction() as cur:
+            cur.execute(statement, (repo, branch, list(ids), model))
+            return {node_id: np.asarray(vector.to_numpy(), dtype=np.float32) for node_id, vector in cur.fetchall()}
+
     def lexical_search(self, repo: str, branch: str, terms: Sequence[str], k: int) -> list[tuple[str, float]]:
         """(node id, rank) of the branch's nodes whose identifier-split text matches any term,
         best first (more and rarer matching terms rank higher)."""

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from branchgraph.ingest.extract import conflict_extents
-from branchgraph.retrieval.ranking import neighbour_score, path_factor
+from branchgraph.retrieval.ranking import neighbour_score
 from branchgraph.retrieval.source import BranchSources, SourceFile, Span
 
 # Kinds whose neighbour is code the entry uses: shown before the entry. The rest (callers,
@@ -33,6 +33,7 @@ class Candidate:
     stale: bool = False
     outline: bool = False
     has_conflict: bool = False
+    folded: list[str] = field(default_factory=list)  # qualnames shown inside this item's text
     tokens: int = 0
     source: SourceFile | None = field(default=None, repr=False)  # the copy its text came from
 
@@ -45,15 +46,19 @@ class Uses:
     user: str
 
 
-def gather(entries: list[tuple[Any, float]], rows: list[dict], recent: frozenset[str]) -> tuple[dict[str, Candidate], list[Uses], int]:
-    """Candidates from entry hits (with their normalised scores) and expansion rows; returns
-    them, the use relations between them, and how many neighbours were left out for merge
-    conflicts."""
+def gather(
+    entries: list[tuple[Any, float]], matches: list[tuple[Any, float]], rows: list[dict]
+) -> tuple[dict[str, Candidate], list[Uses], int]:
+    """Candidates from entry hits, further search matches (not expanded) and expansion rows,
+    each with its structural score: a hit's normalised search score, or its entry's score
+    carried along the edge that reached it. Returns them, the use relations between them, and
+    how many neighbours were left out for merge conflicts."""
     candidates: dict[str, Candidate] = {}
-    for hit, score in entries:
+    for (hit, score), is_entry in [*((e, True) for e in entries), *((m, False) for m in matches)]:
+        reason = "entry" if is_entry else "search match"
         candidates[hit.id] = Candidate(
             hit.id, hit.kind, hit.qualname, hit.path, Span(hit.start_line or 1, hit.end_line or hit.start_line or 1),
-            score * path_factor(hit.path, recent), "entry", None, True, ["entry"], has_conflict=hit.has_conflict,
+            score, reason, None, is_entry, [reason], has_conflict=hit.has_conflict,
         )
     entry_scores = {hit.id: score for hit, score in entries}
     qualnames = {c.id: c.qualname for c in candidates.values()}
@@ -69,7 +74,7 @@ def gather(entries: list[tuple[Any, float]], rows: list[dict], recent: frozenset
             continue
         parent = row["via"] or entry_id
         reason = f"{row['kind']} of {qualnames.get(parent, row['entry'])}"
-        score = neighbour_score(entry_scores[entry_id], row["kind"], row["distance"]) * path_factor(row["path"], recent)
+        score = neighbour_score(entry_scores[entry_id], row["kind"], row["distance"])
         uses.append(Uses(row["id"], parent) if row["kind"] in _DEFINITION_KINDS else Uses(parent, row["id"]))
         found = candidates.get(row["id"])
         if found is None:
@@ -79,8 +84,8 @@ def gather(entries: list[tuple[Any, float]], rows: list[dict], recent: frozenset
             )
             continue
         found.reasons.append(reason)
-        if not found.is_entry and score > found.score:
-            found.score, found.reason, found.parent = score, reason, parent
+        if not found.is_entry and (score > found.score or found.parent is None):
+            found.score, found.reason, found.parent = max(score, found.score), reason, parent
     return candidates, uses, len(conflicted - set(candidates))
 
 
@@ -178,6 +183,7 @@ def fold_nested(candidates: dict[str, Candidate]) -> None:
         if holder is not None and holder.id != c.id:
             folded[c.id] = holder.id
             holder.reasons.extend(f"{c.qualname}: {r}" for r in c.reasons)
+            holder.folded.extend([c.qualname, *c.folded])
             holder.score = max(holder.score, c.score)
             holder.is_entry = holder.is_entry or c.is_entry
             if holder.is_entry:

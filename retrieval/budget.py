@@ -22,14 +22,15 @@ def estimate_tokens(text: str) -> int:
 class Trimmable(Protocol):
     id: str
     score: float
-    parent: str | None  # the included node that connects this one to its entry; None: an entry
+    parent: str | None  # the included node that connects this one to its entry
+    is_entry: bool  # an entry symbol: part of the spine
     tokens: int
 
 
 def trim_to_budget(items: Sequence[Trimmable], budget: int, on_drop: Callable[[Trimmable], None] | None = None) -> list[Trimmable]:
     """Drop the lowest-scoring leaves until the items fit ``budget``.
 
-    The spine stays: entries (no parent) and every item another kept item hangs from. A
+    The spine stays: entries and every item another kept item hangs from. A
     parent becomes a leaf, and so droppable, once everything hanging from it is gone. When the
     spine alone exceeds the budget the spine is returned as it is; the caller warns.
     """
@@ -37,7 +38,7 @@ def trim_to_budget(items: Sequence[Trimmable], budget: int, on_drop: Callable[[T
     total = sum(item.tokens for item in items)
     while total > budget:
         parents = {item.parent for item in kept.values() if item.parent is not None}
-        leaves = [item for item in kept.values() if item.parent is not None and item.id not in parents]
+        leaves = [item for item in kept.values() if not item.is_entry and item.id not in parents]
         if not leaves:
             break
         drop = min(leaves, key=lambda item: (item.score, -item.tokens, item.id))

@@ -16,12 +16,14 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+import numpy as np
+
 from branchgraph.graph.pgstore import PgStore
 from branchgraph.graph.store import GraphStore
 from branchgraph.queries import named_query
 from branchgraph.retrieval.assemble import Candidate, fold_nested, gather, read_texts, reading_order
 from branchgraph.retrieval.budget import estimate_tokens, trim_to_budget
-from branchgraph.retrieval.ranking import RecentPaths
+from branchgraph.retrieval.ranking import SIMILARITY_WEIGHT, RecentPaths, final_scores
 from branchgraph.retrieval.render import render_context, render_item
 from branchgraph.retrieval.search import SearchHit, search
 from branchgraph.retrieval.source import BranchSources
@@ -31,6 +33,8 @@ DEFAULT_ENTRIES = 6
 # Entry search looks deeper than the entries it keeps, so that dropping conflicted symbols
 # still leaves enough.
 _SEARCH_DEPTH_FACTOR = 2
+# Further search hits kept as candidates (not expanded): they compete with the neighbours.
+MATCHES = 20
 # A class entry larger than this share of the budget is shown as an outline.
 _FULL_CLASS_SHARE = 0.35
 
@@ -50,6 +54,7 @@ class ContextItem:
     outline: bool = False  # a class shown without its method bodies
     reasons: list[str] = field(default_factory=list)  # every path that led here, incl. folded symbols
     via: str | None = None  # the item that connects this one to its entry (None: an entry)
+    folded: list[str] = field(default_factory=list)  # symbols inside this item's text, not repeated
     tokens: int = 0
 
     def to_dict(self) -> dict[str, Any]:
@@ -106,9 +111,11 @@ def build_context(
     if budget_tokens < 1 or entries < 1:
         raise ValueError("budget_tokens and entries must be positive")
     warnings: list[str] = []
+    query_vector = embedder.embed([query])[0] if embedder is not None else None
     hits = search(
         query, repo=repo_name, branch=branch, pg=pg, graph=graph, embedder=embedder,
-        embedder_of_branch=embedder_of_branch, k=entries * _SEARCH_DEPTH_FACTOR,
+        embedder_of_branch=embedder_of_branch, k=max(entries * _SEARCH_DEPTH_FACTOR, entries + MATCHES),
+        query_vector=query_vector,
     )
     chosen = _choose_entries(hits, entries, warnings)
     result = dict(
@@ -121,13 +128,18 @@ def build_context(
         warnings.append("nothing in the index matches the query")
         return ContextResult(items=[], order=[], warnings=warnings, tokens=0, **result)
 
-    top = max(hit.score for hit in chosen)
+    top = max(hit.score for hit in hits)
+    chosen_ids = {hit.id for hit in chosen}
+    matches = [hit for hit in hits if hit.id not in chosen_ids and not hit.has_conflict][:MATCHES]
     expand = named_query("expand")
     rows = graph.read_query(
         expand.text, expand.bind({"repo": repo_name, "branch": branch, "qualnames": sorted({h.qualname for h in chosen})})
     )
-    recent_paths = recent.of(repo_name, sources.repo, indexed_commit)
-    candidates, uses, conflicted = gather([(hit, hit.score / top) for hit in chosen], rows, recent_paths)
+    candidates, uses, conflicted = gather(
+        [(hit, hit.score / top) for hit in chosen], [(hit, hit.score / top) for hit in matches], rows
+    )
+    similarity = _similarity(pg, repo_name, branch, embedder, query_vector, list(candidates))
+    final_scores(candidates, similarity, recent.of(repo_name, sources.repo, indexed_commit), SIMILARITY_WEIGHT)
     if conflicted:
         warnings.append(f"{conflicted} related symbols with unresolved merge conflicts were left out")
     read_texts(candidates, sources, int(budget_tokens * _FULL_CLASS_SHARE), warnings)
@@ -151,6 +163,18 @@ def build_context(
         warnings.append(f"the entry symbols and the items connecting them need {tokens} tokens, over the budget of {budget_tokens}")
     items = [_item(c) for c in kept]
     return ContextResult(items=items, order=reading_order(kept, uses), warnings=warnings, tokens=tokens, **result)
+
+
+def _similarity(pg: PgStore, repo: str, branch: str, embedder, query_vector, ids: list[str]) -> dict[str, float]:
+    """Cosine similarity of each candidate's stored vector to the query's."""
+    vectors = pg.node_vectors(repo, branch, embedder.model_id, embedder.dims, ids)
+    if not vectors:
+        return {}
+    order = list(vectors)
+    matrix = np.stack([vectors[i] for i in order])
+    q = np.asarray(query_vector, dtype=np.float32)
+    sims = matrix @ q / (np.linalg.norm(matrix, axis=1) * (np.linalg.norm(q) or 1.0) + 1e-12)
+    return dict(zip(order, (float(x) for x in sims)))
 
 
 def _choose_entries(hits: list[SearchHit], entries: int, warnings: list[str]) -> list[SearchHit]:
@@ -178,5 +202,5 @@ def _item(c: Candidate) -> ContextItem:
     return ContextItem(
         id=c.id, kind=c.kind, qualname=c.qualname, path=c.path, start_line=c.span.start_line, end_line=c.span.end_line,
         score=round(c.score, 4), reason=c.reason, text=c.text, stale=c.stale, outline=c.outline,
-        reasons=list(dict.fromkeys(c.reasons)), via=c.parent, tokens=c.tokens,
+        reasons=list(dict.fromkeys(c.reasons)), via=c.parent, folded=list(c.folded), tokens=c.tokens,
     )

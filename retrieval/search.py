@@ -61,6 +61,7 @@ def search(
     embedder_of_branch: str,
     k: int = 10,
     mode: str = "hybrid",
+    query_vector=None,
 ) -> list[SearchHit]:
     """The ``k`` best entry symbols of a branch for a natural-language or identifier query.
 
@@ -77,7 +78,9 @@ def search(
             "set BRANCHGRAPH_EMBEDDER to match, or re-ingest the branch with --full"
         )
     depth = max(k * CANDIDATES_PER_RESULT, 20)
-    dense = pg.dense_search(repo, branch, embedder.model_id, embedder.embed([query])[0], depth) if mode != "lexical" else []
+    if query_vector is None and mode != "lexical":
+        query_vector = embedder.embed([query])[0]
+    dense = pg.dense_search(repo, branch, embedder.model_id, query_vector, depth) if mode != "lexical" else []
     terms = sorted(set(lexical_text(query).split()))
     lexical = pg.lexical_search(repo, branch, terms, depth) if mode != "dense" else []
 
