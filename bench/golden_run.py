@@ -8,7 +8,7 @@ from pathlib import Path
 
 from branchgraph import api
 from branchgraph.config import Config
-from branchgraph.retrieval.golden import GoldenSet, recall_at
+from branchgraph.retrieval.golden import GoldenSet, context_ranking, recall_at, search_ranking
 from corpus import commit_sdist, fetch_sdist
 
 GOLDEN = Path(__file__).parent.parent / "tests" / "golden" / "click.json"
@@ -31,15 +31,8 @@ def measure_recall(root: Path, config: Config, embedder: str, modes: tuple[str, 
     out = {}
     with api.Workspace(root, config=config) as workspace:
         for mode in modes:
-            retrieve = (lambda q, k: full_pipeline_ranking(workspace, q)) if mode == "full" else (
-                lambda q, k, mode=mode: [h.qualname for h in workspace.search(q, k=k, mode=mode)]
-            )
-            out[mode] = recall_at(golden, retrieve)
+            if mode == "full":
+                out[mode] = recall_at(golden, lambda q, k: context_ranking(workspace, q))
+            else:
+                out[mode] = recall_at(golden, lambda q, k, mode=mode: search_ranking(workspace, q, k, mode))
     return out
-
-
-def full_pipeline_ranking(workspace: api.Workspace, question: str) -> list[str]:
-    """Qualnames in the context's rank order, with no budget cut; a symbol folded into the
-    item that shows it counts at that item's rank."""
-    result = workspace.context(question, budget_tokens=10**7)
-    return [name for item in result.items for name in (item.qualname, *item.folded)]

@@ -236,7 +236,7 @@ class Workspace:
         s = self.branch(repo, branch)
         return search_entries(
             query, repo=s.name, branch=s.branch, pg=self.pg, graph=self.graph, embedder=self.embedder,
-            embedder_of_branch=s.record.embedder, k=k, mode=mode,
+            embedder_of_branch=s.record.embedder, k=k, mode=mode, indexed_commit=s.record.indexed_commit,
         )
 
     def context(

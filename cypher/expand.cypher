@@ -44,6 +44,8 @@ WITH e, n, kind, collect({distance: distance, via: via})[0] AS nearest
 WITH e, n, kind, nearest.distance AS distance, nearest.via AS via
 RETURN e.qualname AS entry, e.id AS entry_id, kind, n.id AS id, n.qualname AS qualname, labels(n)[0] AS label,
        n.path AS path, n.start_line AS start_line, n.end_line AS end_line, distance, via,
-       coalesce(n.has_conflict, false) AS has_conflict
+       coalesce(n.has_conflict, false) AS has_conflict,
+       CASE WHEN n:Class THEN [(n)-[:DEFINES]->(m) | {start_line: m.start_line, end_line: m.end_line, signature: m.signature, name: m.name}]
+       END AS members
 ORDER BY distance, entry, kind, qualname
 LIMIT $limit

@@ -32,3 +32,20 @@ def lexical_text(*texts: str) -> str:
             if len(parts) != 1 or parts[0] != whole:
                 out.append(whole)
     return " ".join(out)
+
+
+# Words a question is made of but no identifier is about. Left in, they match most rows and
+# full-text ranking of every match dominates query time (measured on django: 310 ms a query).
+_STOPWORDS = frozenset(
+    "a an and are as at be been but by can could did do does for from has have how i if in into is it its "
+    "me my not of on or should so than that the their them then there these they this to was we what when "
+    "where which while who why will with would you your".split()
+)
+
+
+def query_terms(query: str) -> list[str]:
+    """The full-text terms of a query: its identifier-split words without stopwords (all of
+    them, when the query is nothing but stopwords)."""
+    words = sorted(set(lexical_text(query).split()))
+    kept = [w for w in words if w not in _STOPWORDS]
+    return kept or words

@@ -37,6 +37,10 @@ def _schema_statements() -> list[tuple[str, str]]:
     return [(s.split()[2], s) for s in statements]
 
 
+# Distinct read-query texts whose planner verdict is remembered (ad-hoc Cypher is unbounded).
+_VERIFIED_READS_KEPT = 256
+
+
 class Neo4jGraphStore:
     """A ``GraphStore`` on a Neo4j server."""
 
@@ -44,6 +48,7 @@ class Neo4jGraphStore:
         auth = (user, password or "") if user else None
         self.uri = uri
         self.database = database
+        self._verified_reads: set[str] = set()
         try:
             # Planner notices ("relationship type does not exist" on an empty graph) are noise here.
             self._driver = GraphDatabase.driver(
@@ -240,9 +245,14 @@ class Neo4jGraphStore:
         def work(tx: neo4j.ManagedTransaction) -> list[dict[str, Any]]:
             # The planner's own verdict on the statement: anything but a pure read is refused
             # before it runs, which also covers procedures that write.
-            kind = tx.run("EXPLAIN " + query, params).consume().query_type
-            if kind != "r":
-                raise ReadOnlyViolation(f"only read queries are allowed; this query is of type {kind!r}")
+            # A query text once found to be a read stays one, so the verdict is remembered and
+            # repeated queries (retrieval runs the same few) skip that round trip.
+            if query not in self._verified_reads:
+                kind = tx.run("EXPLAIN " + query, params).consume().query_type
+                if kind != "r":
+                    raise ReadOnlyViolation(f"only read queries are allowed; this query is of type {kind!r}")
+                if len(self._verified_reads) < _VERIFIED_READS_KEPT:
+                    self._verified_reads.add(query)
             result = tx.run(query, params)
             rows = []
             for record in result:

@@ -82,6 +82,7 @@ class PgStore:
             ) from exc
         self.ensure_schema()
         register_vector(self.conn)
+        self._common_terms: dict[tuple, frozenset[str]] = {}
 
     def close(self) -> None:
         self.conn.close()
@@ -208,6 +209,14 @@ class PgStore:
                 (repo, branch),
             )
 
+    def refresh_statistics(self) -> None:
+        """ANALYZE the vector tables after a bulk write. Until autovacuum gets to them the
+        planner believes a branch has one row and joins by nested loops: measured on django,
+        1.2 s a dense search before, milliseconds after."""
+        with self._transaction() as cur:
+            cur.execute("ANALYZE node_embeddings")
+            cur.execute("ANALYZE embeddings")
+
     def dense_search(self, repo: str, branch: str, model: str, query: np.ndarray, k: int) -> list[tuple[str, float]]:
         """(node id, cosine similarity) of the branch's nodes nearest to ``query``, best first.
 
@@ -272,6 +281,24 @@ class PgStore:
                 (" | ".join(terms), repo, branch, k),
             )
             return [(node_id, float(rank)) for node_id, rank in cur.fetchall()]
+
+    def common_terms(self, repo: str, branch: str, indexed_commit: str, share: float, floor: int) -> frozenset[str]:
+        """Full-text terms found in more than ``share`` of a branch's rows and more than
+        ``floor`` rows (``py``, ``self``, ``test`` on most code bases), computed once per
+        indexed commit (0.12 s on django). Such a term says little about a symbol, and ranking
+        its thousands of matches dominated query time (660 ms for one django question)."""
+        key = (repo, branch, indexed_commit, share, floor)
+        if key not in self._common_terms:
+            with self._transaction() as cur:
+                cur.execute("SELECT count(*) FROM node_embeddings WHERE repo = %s AND branch = %s", (repo, branch))
+                rows = cur.fetchone()[0]
+                cur.execute(
+                    "SELECT word FROM ts_stat(format('SELECT lexical_tsv FROM node_embeddings WHERE repo = %%L AND branch = %%L', %s::text, %s::text)) "
+                    "WHERE ndoc > %s",
+                    (repo, branch, max(floor, int(rows * share))),
+                )
+                self._common_terms[key] = frozenset(word for (word,) in cur.fetchall())
+        return self._common_terms[key]
 
     def node_rows(self, repo: str, branch: str, ids: Sequence[str]) -> dict[str, tuple[str, str, str]]:
         """node id -> (label, path, qualname)."""

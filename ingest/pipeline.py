@@ -43,6 +43,8 @@ Progress = Callable[[str, int, int], None]
 
 REFERENCE_EDGE_TYPES = ("CALLS", "IMPORTS", "INHERITS_FROM", "PARAM_TYPE", "RETURNS_TYPE")
 _FILES_PER_WRITE = 200
+# Past this many vector rows written, the planner's statistics are refreshed.
+_ROWS_BEFORE_ANALYZE = 2000
 _TEXTS_PER_EMBED = 256
 # A base branch is worth cloning while at most this share of the new commit's files differ.
 _BASE_MAX_CHANGED_SHARE = 0.5
@@ -427,3 +429,5 @@ def _embed(
         pg.ensure_vector_index(embedder.model_id, embedder.dims)
     summary.embeddings = {"computed": len(missing), "reused": len(pending) - len(missing) - len(carried), "carried": len(carried)}
     pg.replace_node_embeddings(name, branch, rows, scope)
+    if whole_branch or len(rows) > _ROWS_BEFORE_ANALYZE:
+        pg.refresh_statistics()

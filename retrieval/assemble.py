@@ -34,8 +34,17 @@ class Candidate:
     outline: bool = False
     has_conflict: bool = False
     folded: list[str] = field(default_factory=list)  # qualnames shown inside this item's text
+    members: list[dict] | None = None  # a class's direct members from the graph (for outlines)
     tokens: int = 0
     source: SourceFile | None = field(default=None, repr=False)  # the copy its text came from
+
+
+@dataclass(frozen=True, slots=True)
+class _Member:
+    start_line: int
+    end_line: int
+    signature: str
+    name: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,7 +89,7 @@ def gather(
         if found is None:
             candidates[row["id"]] = Candidate(
                 row["id"], row["label"], row["qualname"], row["path"], Span(row["start_line"], row["end_line"]),
-                score, reason, parent, False, [reason],
+                score, reason, parent, False, [reason], members=row.get("members"),
             )
             continue
         found.reasons.append(reason)
@@ -150,11 +159,18 @@ def _outline(c: Candidate, same_file: list[Candidate]) -> str:
     source = c.source
     if source is None:
         return c.text
-    defs = source.definitions
-    index = next((i for i, d in enumerate(defs) if (d.start_line, d.end_line) == (c.span.start_line, c.span.end_line)), None)
-    if index is None:
-        return c.text
-    children = [d for d in defs if d.parent == index]
+    if c.members is not None and not c.stale:
+        # The graph's members of the class: no need to decode the file's parse.
+        children = sorted(
+            (_Member(m["start_line"], m["end_line"], m["signature"] or "", m["name"]) for m in c.members),
+            key=lambda m: m.start_line,
+        )
+    else:
+        defs = source.definitions
+        index = next((i for i, d in enumerate(defs) if (d.start_line, d.end_line) == (c.span.start_line, c.span.end_line)), None)
+        if index is None:
+            return c.text
+        children = [_Member(d.start_line, d.end_line, d.signature, d.name) for d in defs if d.parent == index]
     if not children:
         return c.text
     shown = {(o.span.start_line, o.span.end_line) for o in same_file if not o.outline and o.source is source}

@@ -115,7 +115,7 @@ def build_context(
     hits = search(
         query, repo=repo_name, branch=branch, pg=pg, graph=graph, embedder=embedder,
         embedder_of_branch=embedder_of_branch, k=max(entries * _SEARCH_DEPTH_FACTOR, entries + MATCHES),
-        query_vector=query_vector,
+        query_vector=query_vector, indexed_commit=indexed_commit,
     )
     chosen = _choose_entries(hits, entries, warnings)
     result = dict(

@@ -30,3 +30,14 @@ def recall_at(golden: GoldenSet, retrieve: Callable[[str, int], list[str]], ks: 
         for k in ks:
             totals[k] += len(wanted & set(found[:k])) / len(wanted)
     return {k: round(total / len(golden.questions), 4) for k, total in totals.items()}
+
+
+def context_ranking(workspace, question: str) -> list[str]:
+    """Qualnames in the order ``context()`` ranks its items, with no budget cut; a symbol
+    folded into the item that shows it counts at that item's rank."""
+    result = workspace.context(question, budget_tokens=10**7)
+    return [name for item in result.items for name in (item.qualname, *item.folded)]
+
+
+def search_ranking(workspace, question: str, k: int, mode: str) -> list[str]:
+    return [hit.qualname for hit in workspace.search(question, k=k, mode=mode)]

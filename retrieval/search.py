@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from branchgraph.errors import BranchgraphError
-from branchgraph.graph.lexical import lexical_text
+from branchgraph.graph.lexical import query_terms
 from branchgraph.graph.pgstore import PgStore
 from branchgraph.graph.store import GraphStore
 
@@ -21,6 +21,10 @@ from branchgraph.graph.store import GraphStore
 RRF_K = 60
 # How many candidates each list contributes before fusion, per result asked for.
 CANDIDATES_PER_RESULT = 5
+# A full-text term in more than this share of a branch's symbols, and more than this many, is
+# left out of the query: each match costs about 25 us to rank, and such terms barely rank.
+COMMON_TERM_SHARE = 0.01
+COMMON_TERM_FLOOR = 500
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _SYMBOL_LABELS = ("Class", "Function", "Method", "Interface")
 MODES = ("hybrid", "dense", "lexical")
@@ -62,6 +66,7 @@ def search(
     k: int = 10,
     mode: str = "hybrid",
     query_vector=None,
+    indexed_commit: str | None = None,
 ) -> list[SearchHit]:
     """The ``k`` best entry symbols of a branch for a natural-language or identifier query.
 
@@ -81,7 +86,11 @@ def search(
     if query_vector is None and mode != "lexical":
         query_vector = embedder.embed([query])[0]
     dense = pg.dense_search(repo, branch, embedder.model_id, query_vector, depth) if mode != "lexical" else []
-    terms = sorted(set(lexical_text(query).split()))
+    terms = query_terms(query)
+    if indexed_commit is not None and mode != "dense":
+        common = pg.common_terms(repo, branch, indexed_commit, COMMON_TERM_SHARE, COMMON_TERM_FLOOR)
+        # Keep the query's rarest terms when every one of them is common.
+        terms = [t for t in terms if t not in common] or terms
     lexical = pg.lexical_search(repo, branch, terms, depth) if mode != "dense" else []
 
     fused: dict[str, float] = defaultdict(float)
@@ -120,17 +129,14 @@ def search(
 
 def _spans(graph: GraphStore, labels: dict[str, str]) -> dict[str, tuple[int, int, bool]]:
     """Line spans and conflict flags from the graph (spans change with edits that keep the
-    embedding)."""
-    by_label: dict[str, list[str]] = defaultdict(list)
-    for node_id, label in labels.items():
-        if label in _SYMBOL_LABELS:
-            by_label[label].append(node_id)
-    spans = {}
-    for label, ids in by_label.items():
-        rows = graph.read_query(
-            f"UNWIND $ids AS id MATCH (n:{label} {{id: id}}) "
-            "RETURN n.id AS id, n.start_line AS s, n.end_line AS e, coalesce(n.has_conflict, false) AS c",
-            {"ids": ids},
-        )
-        spans.update({r["id"]: (r["s"], r["e"], r["c"]) for r in rows})
-    return spans
+    embedding), in one round trip: each branch of the union is an id-index seek."""
+    ids = [node_id for node_id, label in labels.items() if label in _SYMBOL_LABELS]
+    if not ids:
+        return {}
+    rows = graph.read_query(
+        "UNWIND $ids AS id CALL (id) { MATCH (n:Function {id: id}) RETURN n UNION MATCH (n:Method {id: id}) RETURN n "
+        "UNION MATCH (n:Class {id: id}) RETURN n UNION MATCH (n:Interface {id: id}) RETURN n } "
+        "RETURN n.id AS id, n.start_line AS s, n.end_line AS e, coalesce(n.has_conflict, false) AS c",
+        {"ids": ids},
+    )
+    return {r["id"]: (r["s"], r["e"], r["c"]) for r in rows}

@@ -13,13 +13,21 @@ from pathlib import Path
 import pytest
 
 from branchgraph import api
-from branchgraph.retrieval.golden import GoldenSet, recall_at
+from branchgraph.retrieval.golden import GoldenSet, context_ranking, recall_at, search_ranking
 from gitrepo import commit_files, init_repo, read_tree
 
 pytestmark = [pytest.mark.neo4j, pytest.mark.postgres]
 
 GOLDEN = GoldenSet.load(Path(__file__).parent / "golden" / "click.json")
-FLOORS = {("hashing", "hybrid"): 0.30, ("hashing", "dense"): 0.20, ("local", "dense"): 0.42, ("local", "hybrid"): 0.42}
+FLOORS = {
+    ("hashing", "lexical"): 0.40,
+    ("hashing", "hybrid"): 0.40,
+    ("hashing", "dense"): 0.20,
+    ("hashing", "full"): 0.35,
+    ("local", "dense"): 0.46,
+    ("local", "hybrid"): 0.46,
+    ("local", "full"): 0.54,
+}
 
 
 @pytest.fixture(scope="module")
@@ -38,11 +46,16 @@ def click_repo(tmp_path_factory) -> Path:
     return root
 
 
-def recall(root: Path, config, mode: str) -> dict[int, float]:
-    def retrieve(question: str, k: int) -> list[str]:
-        return [h.qualname for h in api.search(question, path=root, k=k, mode=mode, config=config)]
-
-    return recall_at(GOLDEN, retrieve)
+def recall(root: Path, config, modes: tuple[str, ...]) -> dict[str, float]:
+    """Recall@10 per mode: entry search modes, or ``full`` (the context pipeline's ranking)."""
+    out = {}
+    with api.Workspace(root, config=config) as workspace:
+        for mode in modes:
+            if mode == "full":
+                out[mode] = recall_at(GOLDEN, lambda q, k: context_ranking(workspace, q))[10]
+            else:
+                out[mode] = recall_at(GOLDEN, lambda q, k, mode=mode: search_ranking(workspace, q, k, mode))[10]
+    return out
 
 
 def test_golden_set_names_only_real_symbols(click_repo: Path, config, graph_store):
@@ -57,16 +70,19 @@ def test_golden_set_names_only_real_symbols(click_repo: Path, config, graph_stor
     assert {s for _, wanted in GOLDEN.questions for s in wanted} <= known
 
 
-def test_recall_floors_and_the_local_model_beats_feature_hashing(click_repo: Path, config, graph_store):
+def test_recall_floors_the_local_model_and_the_full_pipeline(click_repo: Path, config, graph_store):
     figures = {}
     try:
         for embedder in ("hashing", "local"):
             switched = dataclasses.replace(config, embedder=embedder)
             api.ingest(click_repo, config=switched)
-            for mode in ("dense", "hybrid"):
-                figures[(embedder, mode)] = recall(click_repo, switched, mode)[10]
+            modes = ("lexical", "dense", "hybrid", "full") if embedder == "hashing" else ("dense", "hybrid", "full")
+            for mode, figure in recall(click_repo, switched, modes).items():
+                figures[(embedder, mode)] = figure
     finally:
         graph_store.delete_branch(click_repo.name, "main")
     for key, floor in FLOORS.items():
         assert figures[key] >= floor, (key, figures)
     assert figures[("local", "dense")] > figures[("hashing", "dense")] + 0.1, figures
+    # Expansion and ranking must add to what either list finds alone.
+    assert figures[("local", "full")] > max(figures[("local", "dense")], figures[("hashing", "lexical")]) + 0.05, figures
