@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import http.client
 import json
 import socket
 import threading
@@ -60,6 +61,17 @@ class Served:
                 return response.status, json.loads(response.read())
         except urllib.error.HTTPError as error:
             return error.code, json.loads(error.read() or b"{}")
+
+
+    def chunked(self, path: str, data: bytes, headers: dict[str, str]) -> tuple[int, dict]:
+        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
+        try:
+            pieces = (data[i : i + 1024] for i in range(0, len(data), 1024))
+            connection.request("POST", path, body=pieces, headers={"Content-Type": "application/json", **headers}, encode_chunked=True)
+            response = connection.getresponse()
+            return response.status, json.loads(response.read() or b"{}")
+        finally:
+            connection.close()
 
 
 @pytest.fixture
@@ -134,6 +146,11 @@ def test_a_token_is_required_when_configured_and_bodies_are_capped(workspace):
         big = json.dumps({"query": "x" * 10_000}).encode()
         status, body = http.call("POST", "/v1/context", raw=big, headers={"Authorization": "Bearer s3cret"})
         assert status == 413 and "over 4096 bytes" in body["error"]
+        # A chunked body has no Content-Length: it is counted as it arrives.
+        assert http.chunked("/v1/context", big, {"Authorization": "Bearer s3cret"})[0] == 413
+        small = json.dumps({"query": "refund", "entries": 1}).encode()
+        status, document = http.chunked("/v1/context", small, {"Authorization": "Bearer s3cret"})
+        assert status == 200 and document["items"]
 
 
 def test_serving_beyond_loopback_needs_a_token(workspace):
