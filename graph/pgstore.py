@@ -217,7 +217,9 @@ class PgStore:
             cur.execute("ANALYZE node_embeddings")
             cur.execute("ANALYZE embeddings")
 
-    def dense_search(self, repo: str, branch: str, model: str, query: np.ndarray, k: int) -> list[tuple[str, float]]:
+    def dense_search(
+        self, repo: str, branch: str, model: str, query: np.ndarray, k: int, exact_fallback: bool = True
+    ) -> list[tuple[str, float]]:
         """(node id, cosine similarity) of the branch's nodes nearest to ``query``, best first.
 
         The HNSW index covers the content-keyed vectors of every branch, so the branch is a
@@ -228,30 +230,14 @@ class PgStore:
         is a sliver of a huge table), an exact scan of the branch answers instead.
         """
         dims = int(query.shape[0])
-        vector = np.asarray(query, dtype=np.float32)
-        approximate = sql.SQL(
-            "WITH hits AS MATERIALIZED ("
-            " SELECT e.content_key, e.embedding::vector({dims}) <=> %(q)s::vector({dims}) AS distance"
-            " FROM embeddings e WHERE e.model = %(model)s AND e.dims = {dims} AND EXISTS ("
-            "  SELECT 1 FROM node_embeddings n WHERE n.content_key = e.content_key AND n.repo = %(repo)s AND n.branch = %(branch)s)"
-            " ORDER BY e.embedding::vector({dims}) <=> %(q)s::vector({dims}) LIMIT %(k)s) "
-            "SELECT n.node_id, 1 - h.distance FROM hits h JOIN node_embeddings n USING (content_key) "
-            "WHERE n.repo = %(repo)s AND n.branch = %(branch)s ORDER BY h.distance, n.node_id LIMIT %(k)s"
-        ).format(dims=sql.Literal(dims))
-        exact = sql.SQL(
-            "SELECT n.node_id, 1 - (e.embedding::vector({dims}) <=> %(q)s::vector({dims})) AS score "
-            "FROM node_embeddings n JOIN embeddings e USING (content_key) "
-            "WHERE n.repo = %(repo)s AND n.branch = %(branch)s AND e.model = %(model)s AND e.dims = {dims} "
-            "ORDER BY e.embedding::vector({dims}) <=> %(q)s::vector({dims}), n.node_id LIMIT %(k)s"
-        ).format(dims=sql.Literal(dims))
-        params = {"q": vector, "model": model, "repo": repo, "branch": branch, "k": k}
+        params = {"q": np.asarray(query, dtype=np.float32), "model": model, "repo": repo, "branch": branch, "k": k}
         with self._transaction() as cur:
             cur.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
-            cur.execute("SET LOCAL hnsw.ef_search = %s" % max(40, min(1000, 2 * k)))
-            cur.execute(approximate, params)
+            cur.execute(sql.SQL("SET LOCAL hnsw.ef_search = {}").format(sql.Literal(max(40, min(1000, 2 * k)))))
+            cur.execute(approximate_nearest_sql(dims), params)
             rows = cur.fetchall()
-            if len(rows) < k:
-                cur.execute(exact, params)
+            if len(rows) < k and exact_fallback:
+                cur.execute(exact_nearest_sql(dims), params)
                 rows = cur.fetchall()
             return [(node_id, float(score)) for node_id, score in rows]
 
@@ -513,6 +499,29 @@ class PgStore:
             raise StoreUnavailable(f"lost the connection to PostgreSQL: {exc}") from exc
         except psycopg.Error as exc:
             raise StoreError(f"PostgreSQL error: {exc}") from exc
+
+
+def approximate_nearest_sql(dims: int) -> sql.Composed:
+    """Nearest content vectors through the HNSW index, then the branch's nodes carrying them."""
+    return sql.SQL(
+        "WITH hits AS MATERIALIZED ("
+        " SELECT e.content_key, e.embedding::vector({dims}) <=> %(q)s::vector({dims}) AS distance"
+        " FROM embeddings e WHERE e.model = %(model)s AND e.dims = {dims} AND EXISTS ("
+        "  SELECT 1 FROM node_embeddings n WHERE n.content_key = e.content_key AND n.repo = %(repo)s AND n.branch = %(branch)s)"
+        " ORDER BY e.embedding::vector({dims}) <=> %(q)s::vector({dims}) LIMIT %(k)s) "
+        "SELECT n.node_id, 1 - h.distance FROM hits h JOIN node_embeddings n USING (content_key) "
+        "WHERE n.repo = %(repo)s AND n.branch = %(branch)s ORDER BY h.distance, n.node_id LIMIT %(k)s"
+    ).format(dims=sql.Literal(int(dims)))
+
+
+def exact_nearest_sql(dims: int) -> sql.Composed:
+    """Every vector of the branch compared with the query: exact, linear in the branch."""
+    return sql.SQL(
+        "SELECT n.node_id, 1 - (e.embedding::vector({dims}) <=> %(q)s::vector({dims})) AS score "
+        "FROM node_embeddings n JOIN embeddings e USING (content_key) "
+        "WHERE n.repo = %(repo)s AND n.branch = %(branch)s AND e.model = %(model)s AND e.dims = {dims} "
+        "ORDER BY e.embedding::vector({dims}) <=> %(q)s::vector({dims}), n.node_id LIMIT %(k)s"
+    ).format(dims=sql.Literal(int(dims)))
 
 
 def _redact(url: str) -> str:
