@@ -318,8 +318,8 @@ class _BranchSession:
 
 def search(
     query: str,
+    repo: str | Path = ".",
     *,
-    path: str | Path = ".",
     branch: str | None = None,
     k: int = 10,
     mode: str = "hybrid",
@@ -327,14 +327,14 @@ def search(
 ) -> list[SearchHit]:
     """The ``k`` best entry symbols of a branch for ``query``: vector and full-text search
     fused with reciprocal rank fusion, exact identifier matches boosted."""
-    with Workspace(path, config=config) as ws:
+    with Workspace(repo, config=config) as ws:
         return ws.search(query, branch=branch, k=k, mode=mode)
 
 
 def context(
     query: str,
+    repo: str | Path = ".",
     *,
-    path: str | Path = ".",
     branch: str | None = None,
     budget_tokens: int = DEFAULT_BUDGET_TOKENS,
     entries: int = DEFAULT_ENTRIES,
@@ -343,7 +343,7 @@ def context(
     """What to read to answer ``query`` on a branch: entry symbols, what they call, who calls
     them, their types, bases and tests, as the code is on that branch, within
     ``budget_tokens`` (estimated at 4 characters a token)."""
-    with Workspace(path, config=config) as ws:
+    with Workspace(repo, config=config) as ws:
         return ws.context(query, branch=branch, budget_tokens=budget_tokens, entries=entries)
 
 

@@ -271,7 +271,7 @@ def search(query: str, path: str, branch: str | None, k: int, as_json: bool) -> 
     Vector search and full-text search over identifier-split names are fused; a symbol
     whose name appears in the query is boosted.
     """
-    hits = api.search(query, path=path, branch=branch, k=k)
+    hits = api.search(query, repo=path, branch=branch, k=k)
     if as_json:
         _emit_json([h.to_dict() for h in hits])
         return
@@ -297,7 +297,7 @@ def context(query: str, path: str, branch: str | None, budget: int, entries: int
     and return, their base classes and tests, ranked, with their text as it is on the branch,
     cut to the token budget. Each item says why it is there.
     """
-    result = api.context(query, path=path, branch=branch, budget_tokens=budget, entries=entries)
+    result = api.context(query, repo=path, branch=branch, budget_tokens=budget, entries=entries)
     if as_json or fmt == "json":
         _emit_json(result.to_dict())
     else:

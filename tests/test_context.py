@@ -40,7 +40,7 @@ def by_qualname(result) -> dict:
 
 
 def test_every_expansion_kind_reaches_the_context(indexed_shop, config):
-    result = api.context(QUESTION, path=indexed_shop, config=config, entries=1)
+    result = api.context(QUESTION, repo=indexed_shop, config=config, entries=1)
     items = by_qualname(result)
     assert items[REFUND].reason == "entry" and items[REFUND].via is None
     reasons = {reason for item in result.items for reason in item.reasons}
@@ -54,23 +54,23 @@ def test_every_expansion_kind_reaches_the_context(indexed_shop, config):
     } <= reasons
     assert items["shop.billing.invoice.Line"].via == items["shop.billing.invoice.Invoice.add_line"].id
     assert {f"caller of {REFUND}", f"test of {REFUND}"} <= set(items["tests.test_invoice.TestPayment.test_refund"].reasons)
-    based = by_qualname(api.context("the Invoice class", path=indexed_shop, config=config, entries=1))
+    based = by_qualname(api.context("the Invoice class", repo=indexed_shop, config=config, entries=1))
     assert "base of shop.billing.invoice.Invoice" in based["shop.core.base.BaseDocument"].reasons
 
 
 def test_ranking_follows_entry_score_edge_kind_and_distance(indexed_shop, config):
-    items = by_qualname(api.context(QUESTION, path=indexed_shop, config=config, entries=1))
+    items = by_qualname(api.context(QUESTION, repo=indexed_shop, config=config, entries=1))
     entry = items[REFUND].score
     callee = items["shop.billing.invoice.Invoice.add_line"].score
     two_hops = items["shop.billing.invoice.Line"].score
     caller = items["tests.test_invoice.TestPayment.test_refund"].score
     assert entry > callee > caller and callee > two_hops
-    result = api.context(QUESTION, path=indexed_shop, config=config)
+    result = api.context(QUESTION, repo=indexed_shop, config=config)
     assert [i.score for i in result.items] == sorted((i.score for i in result.items), reverse=True)
 
 
 def test_classes_reached_by_expansion_are_outlines_without_repeated_text(indexed_shop, config):
-    items = by_qualname(api.context(QUESTION, path=indexed_shop, config=config, entries=1))
+    items = by_qualname(api.context(QUESTION, repo=indexed_shop, config=config, entries=1))
     payment = items["shop.payments.Payment"]
     assert payment.outline and payment.text.startswith("class Payment:") and "self.amount = amount" not in payment.text
     # Each method is either an item of its own (then the outline leaves its signature out) or
@@ -82,7 +82,7 @@ def test_classes_reached_by_expansion_are_outlines_without_repeated_text(indexed
 
 
 def test_a_method_inside_a_class_shown_in_full_is_folded_into_it(indexed_shop, config):
-    result = api.context("Invoice add_line", path=indexed_shop, config=config, entries=4)
+    result = api.context("Invoice add_line", repo=indexed_shop, config=config, entries=4)
     items = by_qualname(result)
     invoice = items["shop.billing.invoice.Invoice"]
     assert invoice.reason == "entry" and not invoice.outline and "def add_line" in invoice.text
@@ -93,7 +93,7 @@ def test_a_method_inside_a_class_shown_in_full_is_folded_into_it(indexed_shop, c
 
 
 def test_definitions_come_before_their_users_in_reading_order(indexed_shop, config):
-    result = api.context(QUESTION, path=indexed_shop, config=config, entries=1)
+    result = api.context(QUESTION, repo=indexed_shop, config=config, entries=1)
     position = {qualname: result.order.index(item.id) for qualname, item in by_qualname(result).items()}
     assert position["shop.billing.invoice.Invoice.add_line"] < position[REFUND]
     assert position["shop.billing.invoice.Line"] < position["shop.billing.invoice.Invoice.add_line"]
@@ -102,10 +102,10 @@ def test_definitions_come_before_their_users_in_reading_order(indexed_shop, conf
 
 
 def test_the_budget_drops_low_scoring_leaves_and_keeps_the_spine(indexed_shop, config):
-    full = api.context(QUESTION, path=indexed_shop, config=config, entries=1)
+    full = api.context(QUESTION, repo=indexed_shop, config=config, entries=1)
     line = by_qualname(full)["shop.billing.invoice.Line"]
     # Room for everything but about 60 tokens: the cheapest cut removes the lowest leaves.
-    trimmed = api.context(QUESTION, path=indexed_shop, config=config, entries=1, budget_tokens=full.tokens - 60)
+    trimmed = api.context(QUESTION, repo=indexed_shop, config=config, entries=1, budget_tokens=full.tokens - 60)
     kept = by_qualname(trimmed)
     assert trimmed.tokens <= full.tokens - 60 and trimmed.tokens == sum(i.tokens for i in trimmed.items)
     assert REFUND in kept and len(kept) < len(full.items)
@@ -115,15 +115,15 @@ def test_the_budget_drops_low_scoring_leaves_and_keeps_the_spine(indexed_shop, c
     assert all(i.via is None or i.via in ids for i in trimmed.items), "an item lost what connects it to its entry"
     assert any("left out to fit" in w for w in trimmed.warnings)
     # A budget below the entry itself keeps the entry (the spine) and says so.
-    tiny = api.context(QUESTION, path=indexed_shop, config=config, entries=1, budget_tokens=5)
+    tiny = api.context(QUESTION, repo=indexed_shop, config=config, entries=1, budget_tokens=5)
     assert [i.qualname for i in tiny.items] == [REFUND]
     assert any("over the budget of 5" in w for w in tiny.warnings)
 
 
 def test_a_two_hop_callee_keeps_its_connecting_callee(indexed_shop, config):
-    full = api.context(QUESTION, path=indexed_shop, config=config, entries=1)
+    full = api.context(QUESTION, repo=indexed_shop, config=config, entries=1)
     for budget in range(40, full.tokens + 1, 15):
-        result = api.context(QUESTION, path=indexed_shop, config=config, entries=1, budget_tokens=budget)
+        result = api.context(QUESTION, repo=indexed_shop, config=config, entries=1, budget_tokens=budget)
         names = {i.qualname for i in result.items}
         if "shop.billing.invoice.Line" in names:
             assert "shop.billing.invoice.Invoice.add_line" in names, budget
@@ -143,10 +143,10 @@ def test_a_branch_that_is_not_checked_out_is_read_from_git_blobs(shop_repo, conf
     api.ingest(shop_repo, config=config)
     api.ingest(shop_repo, branch="feature", config=config)
 
-    on_feature = by_qualname(api.context(QUESTION, path=shop_repo, branch="feature", config=config, entries=1))[REFUND]
+    on_feature = by_qualname(api.context(QUESTION, repo=shop_repo, branch="feature", config=config, entries=1))[REFUND]
     assert "# feature: refunds are negative lines" in on_feature.text and not on_feature.stale
     assert (on_feature.start_line, on_feature.end_line) == (13, 17)
-    on_main = by_qualname(api.context(QUESTION, path=shop_repo, config=config, entries=1))[REFUND]
+    on_main = by_qualname(api.context(QUESTION, repo=shop_repo, config=config, entries=1))[REFUND]
     assert "# feature" not in on_main.text and not on_main.stale and (on_main.start_line, on_main.end_line) == (13, 16)
 
 
@@ -158,7 +158,7 @@ def test_a_drifted_file_is_relocated_by_reparsing_and_flagged_stale(shop_repo, c
     edited = edited.replace(b"        return Payment(self.amount)\n", b"        log_refund(self)\n        return Payment(self.amount)\n")
     (shop_repo / "src/shop/payments.py").write_bytes(edited)
 
-    result = api.context(QUESTION, path=shop_repo, config=config, entries=1)
+    result = api.context(QUESTION, repo=shop_repo, config=config, entries=1)
     refund = by_qualname(result)[REFUND]
     assert refund.stale and (refund.start_line, refund.end_line) == (16, 20)
     assert "log_refund(self)" in refund.text and refund.text.lstrip().startswith("def refund")
@@ -171,7 +171,7 @@ def test_a_drifted_file_is_relocated_by_reparsing_and_flagged_stale(shop_repo, c
 
     # A symbol gone from the working tree shows as indexed, still stale, with a warning.
     (shop_repo / "src/shop/payments.py").write_bytes(b"# emptied\n")
-    gone = api.context(QUESTION, path=shop_repo, config=config, entries=1)
+    gone = api.context(QUESTION, repo=shop_repo, config=config, entries=1)
     refund = by_qualname(gone)[REFUND]
     assert refund.stale and "add_line(-self.amount)" in refund.text
     assert any("gone from the working tree" in w for w in gone.warnings)
@@ -196,12 +196,12 @@ def test_symbols_with_merge_conflicts_are_left_out_unless_nothing_else_matches(r
         },
     )
     api.ingest(repo_dir, config=config)
-    clean = api.context("settle the amount", path=repo_dir, config=config)
+    clean = api.context("settle the amount", repo=repo_dir, config=config)
     names = {i.qualname for i in clean.items}
     assert "ledger.settle" in names and "torn.settle_torn" not in names
     assert any("merge conflicts were left out" in w for w in clean.warnings)  # the torn callee of settle
 
-    torn = api.context("rollback everything", path=repo_dir, config=config, entries=1)
+    torn = api.context("rollback everything", repo=repo_dir, config=config, entries=1)
     assert torn.items[0].qualname == "rollback.rollback_everything" and torn.items[0].reason == "entry"
     assert "<<<<<<< HEAD" in torn.items[0].text and ">>>>>>> other" in torn.items[0].text
     assert any("only symbols with unresolved merge conflicts match" in w for w in torn.warnings)
