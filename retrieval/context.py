@@ -23,7 +23,7 @@ from branchgraph.graph.store import GraphStore
 from branchgraph.queries import named_query
 from branchgraph.retrieval.assemble import Candidate, fold_nested, gather, read_texts, reading_order
 from branchgraph.retrieval.budget import estimate_tokens, trim_to_budget
-from branchgraph.retrieval.ranking import SIMILARITY_WEIGHT, RecentPaths, final_scores
+from branchgraph.retrieval.ranking import SIMILARITY_WEIGHT, RecentPaths, asks_about_support, final_scores
 from branchgraph.retrieval.render import render_context, render_item
 from branchgraph.retrieval.search import SearchHit, search
 from branchgraph.retrieval.source import BranchSources
@@ -139,7 +139,9 @@ def build_context(
         [(hit, hit.score / top) for hit in chosen], [(hit, hit.score / top) for hit in matches], rows
     )
     similarity = _similarity(pg, repo_name, branch, embedder, query_vector, list(candidates))
-    final_scores(candidates, similarity, recent.of(repo_name, sources.repo, indexed_commit), SIMILARITY_WEIGHT)
+    final_scores(
+        candidates, similarity, recent.of(repo_name, sources.repo, indexed_commit), SIMILARITY_WEIGHT, asks_about_support(query)
+    )
     if conflicted:
         warnings.append(f"{conflicted} related symbols with unresolved merge conflicts were left out")
     read_texts(candidates, sources, int(budget_tokens * _FULL_CLASS_SHARE), warnings)

@@ -21,22 +21,26 @@ class GoldenSet:
         return cls(data["package"], data["version"], [(q["q"], frozenset(q["symbols"])) for q in data["questions"]])
 
 
-def recall_at(golden: GoldenSet, retrieve: Callable[[str, int], list[str]], ks: tuple[int, ...] = (5, 10, 20)) -> dict[int, float]:
-    """Mean over questions of the share of wanted symbols among the top k qualnames."""
+def recall_at(
+    golden: GoldenSet, retrieve: Callable[[str, int], list[str] | list[tuple[str, ...]]], ks: tuple[int, ...] = (5, 10, 20)
+) -> dict[int, float]:
+    """Mean over questions of the share of wanted symbols among the top k results. A result
+    is a qualname, or a tuple of the qualnames one context item shows (a class in full shows
+    its methods): the item takes one place in the ranking."""
     deepest = max(ks)
     totals = dict.fromkeys(ks, 0.0)
     for question, wanted in golden.questions:
-        found = retrieve(question, deepest)
+        found = [(r,) if isinstance(r, str) else tuple(r) for r in retrieve(question, deepest)]
         for k in ks:
-            totals[k] += len(wanted & set(found[:k])) / len(wanted)
+            totals[k] += len(wanted & {name for group in found[:k] for name in group}) / len(wanted)
     return {k: round(total / len(golden.questions), 4) for k, total in totals.items()}
 
 
-def context_ranking(workspace, question: str) -> list[str]:
-    """Qualnames in the order ``context()`` ranks its items, with no budget cut; a symbol
-    folded into the item that shows it counts at that item's rank."""
+def context_ranking(workspace, question: str) -> list[tuple[str, ...]]:
+    """The items of ``context()`` in rank order, with no budget cut, each as the qualnames it
+    shows: its own and those folded into it."""
     result = workspace.context(question, budget_tokens=10**7)
-    return [name for item in result.items for name in (item.qualname, *item.folded)]
+    return [(item.qualname, *item.folded) for item in result.items]
 
 
 def search_ranking(workspace, question: str, k: int, mode: str) -> list[str]:

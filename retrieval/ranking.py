@@ -1,6 +1,7 @@
 """How much an item of a context is worth: the entry's search score, carried along the graph
-edge that reached it (weighted by edge kind, decayed by distance), raised for code changed
-recently on the branch and lowered for vendored or generated paths.
+edge that reached it (weighted by edge kind, decayed by distance), blended with its own
+similarity to the question, raised for code changed recently on the branch, and lowered for
+tests, examples and docs (unless the question is about them) and vendored or generated paths.
 
 Scores are relative: the best entry is 1.0 and nothing else exceeds its own entry's score
 times the boosts below.
@@ -34,6 +35,13 @@ PENALTY = 0.4  # vendored or generated code is rarely what the question is about
 # rank as well lowered it.
 SIMILARITY_WEIGHT = 0.5
 
+# Tests, examples, docs and benchmarks: by directory, or by a test file's name.
+_SUPPORT = re.compile(
+    r"(^|/)(tests?|testing_?utils|examples?|docs?|benchmarks?|bench)/|(^|/)(test_[^/]*|[^/]*_tests?|conftest)\.py$"
+)
+_SUPPORT_WORDS = re.compile(r"\b(tests?|testing|unittests?|pytest|fixtures?|examples?|docs?|documentation|bench\w*)\b", re.IGNORECASE)
+SUPPORT_FACTOR = 0.6
+
 _PENALISED = re.compile(
     r"(^|/)(vendor|vendored|_vendor|third_party|thirdparty|node_modules|site-packages|generated|gen|build|dist)/"
     r"|(_pb2(_grpc)?\.py|\.min\.js|_generated\.\w+|\.generated\.\w+)$",
@@ -44,23 +52,28 @@ def neighbour_score(entry_score: float, kind: str, distance: int) -> float:
     return entry_score * EDGE_WEIGHTS[kind] * DISTANCE_DECAY ** (distance - 1)
 
 
-def path_factor(path: str, recent: frozenset[str]) -> float:
+def path_factor(path: str, recent: frozenset[str], about_support: bool = False) -> float:
+    """Vendored or generated code down, recently changed code up, and tests, examples and
+    docs down unless the question is about them (``about_support``): they show how code is
+    used, they are rarely what a question is about."""
     factor = PENALTY if _PENALISED.search(path) else 1.0
+    if not about_support and _SUPPORT.search(path):
+        factor *= SUPPORT_FACTOR
     return factor * (RECENT_BOOST if path in recent else 1.0)
 
 
-def is_penalised(path: str) -> bool:
-    return bool(_PENALISED.search(path))
+def asks_about_support(query: str) -> bool:
+    return bool(_SUPPORT_WORDS.search(query))
 
 
-def final_scores(candidates, similarity: dict[str, float], recent: frozenset[str], weight: float) -> None:
+def final_scores(candidates, similarity: dict[str, float], recent: frozenset[str], weight: float, about_support: bool) -> None:
     """Blend each candidate's structural score with its own similarity to the query (scaled
     so the most similar candidate has 1), then apply the path factors. Similarity re-ranks
     what the graph brought in: a callee about the question beats one that is not."""
     top = max((s for s in similarity.values() if s > 0), default=1.0)
     for c in candidates.values():
         own = max(similarity.get(c.id, 0.0), 0.0) / top
-        c.score = ((1 - weight) * c.score + weight * own) * path_factor(c.path, recent)
+        c.score = ((1 - weight) * c.score + weight * own) * path_factor(c.path, recent, about_support)
 
 
 class RecentPaths:

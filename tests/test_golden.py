@@ -23,10 +23,10 @@ FLOORS = {
     ("hashing", "lexical"): 0.40,
     ("hashing", "hybrid"): 0.40,
     ("hashing", "dense"): 0.20,
-    ("hashing", "full"): 0.35,
+    ("hashing", "full"): 0.38,
     ("local", "dense"): 0.46,
     ("local", "hybrid"): 0.46,
-    ("local", "full"): 0.54,
+    ("local", "full"): 0.62,
 }
 
 
@@ -85,4 +85,4 @@ def test_recall_floors_the_local_model_and_the_full_pipeline(click_repo: Path, c
         assert figures[key] >= floor, (key, figures)
     assert figures[("local", "dense")] > figures[("hashing", "dense")] + 0.1, figures
     # Expansion and ranking must add to what either list finds alone.
-    assert figures[("local", "full")] > max(figures[("local", "dense")], figures[("hashing", "lexical")]) + 0.05, figures
+    assert figures[("local", "full")] > max(figures[("local", "dense")], figures[("hashing", "lexical")]) + 0.10, figures
