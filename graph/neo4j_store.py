@@ -394,8 +394,13 @@ def _replace_in_tx(tx: neo4j.ManagedTransaction, repo: str, branch: str, batch: 
     return deleted
 
 
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
 def _plain(value: Any) -> Any:
     """Turn driver values (nodes, relationships, paths, temporals) into JSON-friendly ones."""
+    if type(value) in _SCALARS:  # most values: skip the isinstance chain below
+        return value
     if isinstance(value, neo4j.graph.Node):
         return {"labels": sorted(value.labels), **{k: _plain(v) for k, v in value.items()}}
     if isinstance(value, neo4j.graph.Relationship):

