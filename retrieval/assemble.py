@@ -26,7 +26,7 @@ class Candidate:
     span: Span
     score: float
     reason: str
-    parent: str | None  # None for entries
+    parent: str | None  # the item that connects it to its entry; None for entries and search matches
     is_entry: bool
     reasons: list[str] = field(default_factory=list)
     text: str = ""

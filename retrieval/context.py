@@ -2,10 +2,11 @@
 token budget.
 
 1. entry symbols from hybrid search (symbols with merge conflicts only when nothing else
-   matches);
+   matches), and the next search hits as candidates that are not expanded;
 2. bounded expansion with the named query ``cypher/expand.cypher`` (callees to depth 2,
    callers, types, bases, tests, enclosing class);
-3. ranking (``ranking.py``): entry score, edge kind, distance, recency, path penalties;
+3. ranking (``ranking.py``): entry score, edge kind, distance, each candidate's own
+   similarity to the question, recency, path factors;
 4. assembly (``assemble.py``): text by span from the working tree or the indexed blob,
    drifted files relocated and flagged stale, nested text folded, definitions first;
 5. budget (``budget.py``): lowest-scoring leaves dropped, the spine kept.

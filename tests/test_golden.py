@@ -20,13 +20,13 @@ pytestmark = [pytest.mark.neo4j, pytest.mark.postgres]
 
 GOLDEN = GoldenSet.load(Path(__file__).parent / "golden" / "click.json")
 FLOORS = {
-    ("hashing", "lexical"): 0.40,
-    ("hashing", "hybrid"): 0.40,
+    ("hashing", "lexical"): 0.50,
+    ("hashing", "hybrid"): 0.43,
     ("hashing", "dense"): 0.20,
-    ("hashing", "full"): 0.38,
+    ("hashing", "full"): 0.46,
     ("local", "dense"): 0.46,
-    ("local", "hybrid"): 0.46,
-    ("local", "full"): 0.62,
+    ("local", "hybrid"): 0.48,
+    ("local", "full"): 0.65,
 }
 
 
