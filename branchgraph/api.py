@@ -271,6 +271,10 @@ class Workspace:
         query = named_query(name)
         return self.graph.read_query(query.text, query.bind({**params, "repo": s.name, "branch": s.branch}), limit=limit)
 
+    def cypher(self, query: str, params: dict[str, Any] | None = None, *, limit: int = DEFAULT_ROW_LIMIT) -> list[dict[str, Any]]:
+        """A read-only Cypher query (``ReadOnlyViolation`` for anything that writes)."""
+        return self.graph.read_query(query, params or {}, limit=limit)
+
     def symbol(self, node_id: str, *, repo: str | None = None, branch: str | None = None) -> dict[str, Any] | None:
         """One symbol by id with its text as indexed (or relocated, when its file drifted)."""
         s = self.branch(repo, branch)

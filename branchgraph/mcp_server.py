@@ -20,7 +20,7 @@ INSTRUCTIONS = (
     "branchgraph indexes a git repository per branch as a code graph (functions, classes, calls, "
     "imports, inheritance, tests). Start with `context` for a question about the code; use `search` "
     "to find symbols, `callers`/`callees` for impact, `symbol` to read one, `status` to see how "
-    "fresh the index is. `branch` defaults to the checked-out branch."
+    "fresh the index is, `cypher` for anything else (read-only). `branch` defaults to the checked-out branch."
 )
 
 
@@ -90,6 +90,16 @@ def create_server(path: str | Path = ".", config: Config | None = None) -> MCPSe
         if not name:
             raise ValueError("give a name or an id")
         return workspace().named("symbol", {"name": name}, branch=branch)
+
+    @server.tool()
+    @_anticipated
+    def cypher(query: str, params: dict[str, Any] | None = None, limit: int = 200) -> list[dict[str, Any]]:
+        """Run a read-only Cypher query on the graph (writes are refused before they run).
+        Nodes: File, Class, Function, Method, Interface, Unresolved, each with `repo`, `branch`,
+        `path`, `qualname`, `start_line`, `end_line`; edges: DEFINES, CALLS, IMPORTS,
+        INHERITS_FROM, PARAM_TYPE, RETURNS_TYPE, TESTED_BY (dangling ones end at Unresolved).
+        Always filter on `branch`. At most `limit` rows."""
+        return workspace().cypher(query, params or {}, limit=limit)
 
     @server.tool()
     @_anticipated

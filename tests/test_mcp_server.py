@@ -47,11 +47,17 @@ def test_tools_answer_over_stdio(shop_repo: Path, config):
             symbol = await client.call_tool("symbol", {"name": "format_money"})
             status = await client.call_tool("status", {})
             bad = await client.call_tool("context", {"query": "refund", "branch": "nope"})
-            return {"tools": tools, "context": context, "callers": callers, "symbol": symbol, "status": status, "bad": bad}
+            read = await client.call_tool(
+                "cypher",
+                {"query": "MATCH (f:Function {repo: $r, branch: 'main'}) RETURN f.name AS name", "params": {"r": shop_repo.name}},
+            )
+            write = await client.call_tool("cypher", {"query": "MATCH (n) DETACH DELETE n"})
+            return {"tools": tools, "context": context, "callers": callers, "symbol": symbol, "status": status, "bad": bad,
+                    "read": read, "write": write}
 
     got = anyio.run(session)
     described = {tool.name: tool.description for tool in got["tools"].tools}
-    assert set(described) == {"context", "search", "callers", "callees", "symbol", "status"}
+    assert set(described) == {"context", "search", "callers", "callees", "symbol", "status", "cypher"}
     assert all(len(text) > 60 for text in described.values()), "every tool is documented for the agent"
 
     context = payload(got["context"])
@@ -62,3 +68,5 @@ def test_tools_answer_over_stdio(shop_repo: Path, config):
     assert [row["path"] for row in payload(got["symbol"])] == ["src/shop/core/money.py"]
     assert payload(got["status"])[0]["indexed_commit"]
     assert got["bad"].is_error and "is not indexed" in got["bad"].content[0].text
+    assert "format_money" in [row["name"] for row in payload(got["read"])]
+    assert got["write"].is_error and "only read queries" in got["write"].content[0].text
