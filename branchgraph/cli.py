@@ -322,7 +322,8 @@ def serve(path: str, host: str, port: int, token: str | None) -> None:
 @click.argument("path", default=".", type=click.Path(exists=True, file_okay=False))
 def mcp(path: str) -> None:
     """Run the MCP server on stdio for the repository at PATH (tools: context, search,
-    callers, callees, symbol, status, read-only cypher). Point an MCP client at `branchgraph mcp /path/to/repo`."""
+    callers, callees, symbol, status, read-only cypher). Point an MCP client at
+    `branchgraph mcp /path/to/repo`."""
     from branchgraph.mcp_server import run_stdio
 
     run_stdio(path)
