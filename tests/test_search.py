@@ -114,3 +114,30 @@ def sql_explain(statement):
     from psycopg import sql
 
     return sql.SQL("EXPLAIN ") + statement
+
+
+def test_camel_snake_and_code_identifiers_are_found_by_parts_and_whole(repo_dir, config):
+    from gitrepo import commit_files, init_repo
+
+    commit_files(
+        init_repo(repo_dir),
+        {
+            "conf.py": (
+                "def parseConfigFile(path):\n    return open(path).read()\n\n\n"
+                "def parse_config_file(path):\n    return parseConfigFile(path)\n\n\n"
+                "def check_token(token):\n    \"\"\"Raise ERR_AUTH_001 when the token has expired.\"\"\"\n    return token\n\n\n"
+                "def unrelated():\n    return 1\n"
+            )
+        },
+    )
+    api.ingest(repo_dir, config=config)
+
+    def lexical(query: str) -> list[str]:
+        return [h.qualname for h in api.search(query, repo=repo_dir, config=config, k=3, mode="lexical")]
+
+    for query in ("parseConfigFile", "parse config file", "config file parsing", "parse_config_file"):
+        assert set(lexical(query)[:2]) == {"conf.parseConfigFile", "conf.parse_config_file"}, query
+    for query in ("ERR_AUTH_001", "err auth 001", "auth 001"):
+        assert lexical(query)[0] == "conf.check_token", query
+    whole = api.search("parseConfigFile", repo=repo_dir, config=config, k=2)
+    assert whole[0].qualname == "conf.parseConfigFile" and whole[0].exact
