@@ -101,7 +101,6 @@ def gather(
 def read_texts(candidates: dict[str, Candidate], sources: BranchSources, full_class_tokens: int, warnings: list[str]) -> None:
     """Fill in each candidate's text; drop those whose file cannot be read."""
     sources.prefetch([c.path for c in candidates.values()])
-    full_spans: dict[str, list[Candidate]] = {}
     for c in sorted(candidates.values(), key=lambda c: (not c.is_entry, -c.score)):
         source = sources.file(c.path)
         if source is None:
@@ -119,10 +118,19 @@ def read_texts(candidates: dict[str, Candidate], sources: BranchSources, full_cl
         c.text = source.text(c.span)
         if c.kind == "Class" and (not c.is_entry or len(c.text) > full_class_tokens * 4):
             c.outline = True
-        full_spans.setdefault(c.path, []).append(c)
-    for c in candidates.values():
+    write_outlines(list(candidates.values()))
+
+
+def write_outlines(items: list[Candidate]) -> None:
+    """(Re)write the text of the outlined classes among ``items``: one signature line per
+    member that no other item shows in full. Run again after the budget dropped items, so a
+    dropped method gets its signature line back."""
+    by_path: dict[str, list[Candidate]] = {}
+    for c in items:
+        by_path.setdefault(c.path, []).append(c)
+    for c in items:
         if c.outline:
-            c.text = _outline(c, full_spans.get(c.path, []))
+            c.text = _outline(c, by_path[c.path])
 
 
 def _conflict_span(span: Span, source: SourceFile) -> Span:

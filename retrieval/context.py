@@ -22,7 +22,7 @@ import numpy as np
 from branchgraph.graph.pgstore import PgStore
 from branchgraph.graph.store import GraphStore
 from branchgraph.queries import named_query
-from branchgraph.retrieval.assemble import Candidate, fold_nested, gather, read_texts, reading_order
+from branchgraph.retrieval.assemble import Candidate, fold_nested, gather, read_texts, reading_order, write_outlines
 from branchgraph.retrieval.budget import estimate_tokens, trim_to_budget
 from branchgraph.retrieval.ranking import SIMILARITY_WEIGHT, RecentPaths, asks_about_support, final_scores
 from branchgraph.retrieval.render import render_context, render_item
@@ -36,6 +36,8 @@ DEFAULT_ENTRIES = 6
 _SEARCH_DEPTH_FACTOR = 2
 # Further search hits kept as candidates (not expanded): they compete with the neighbours.
 MATCHES = 30
+# Trim, re-outline and re-measure at most this many times.
+_TRIM_ROUNDS = 4
 # A class entry larger than this share of the budget is shown as an outline.
 _FULL_CLASS_SHARE = 0.35
 
@@ -155,11 +157,19 @@ def build_context(
             "their symbols were relocated by re-parsing and are flagged stale"
         )
 
-    ranked = sorted(candidates.values(), key=lambda c: (-c.score, c.qualname))
-    for c in ranked:
-        c.tokens = estimate_tokens(render_item(_item(c)))
+    kept = sorted(candidates.values(), key=lambda c: (-c.score, c.qualname))
     dropped: list[Candidate] = []
-    kept = trim_to_budget(ranked, budget_tokens, on_drop=dropped.append)
+    for _ in range(_TRIM_ROUNDS):
+        for c in kept:
+            c.tokens = estimate_tokens(render_item(_item(c)))
+        if sum(c.tokens for c in kept) <= budget_tokens:
+            break
+        kept = trim_to_budget(kept, budget_tokens, on_drop=dropped.append)
+        # Outlines regain the signatures of methods just dropped, which costs a few tokens:
+        # measure again, and trim again if that tipped the total over.
+        write_outlines(kept)
+    for c in kept:
+        c.tokens = estimate_tokens(render_item(_item(c)))
     tokens = sum(c.tokens for c in kept)
     if dropped:
         warnings.append(f"{len(dropped)} lower-ranked items left out to fit {budget_tokens} tokens")

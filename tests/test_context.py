@@ -70,15 +70,22 @@ def test_ranking_follows_entry_score_edge_kind_and_distance(indexed_shop, config
 
 
 def test_classes_reached_by_expansion_are_outlines_without_repeated_text(indexed_shop, config):
-    items = by_qualname(api.context(QUESTION, repo=indexed_shop, config=config, entries=1))
-    payment = items["shop.payments.Payment"]
-    assert payment.outline and payment.text.startswith("class Payment:") and "self.amount = amount" not in payment.text
-    # Each method is either an item of its own (then the outline leaves its signature out) or
-    # one signature line of the outline.
-    for method, signature in (("__init__", "def __init__(self, amount)"), ("full", "def full(cls, invoice: Invoice)"), ("refund", "def refund(")):
-        shown = f"shop.payments.Payment.{method}" in items
-        assert (signature in payment.text) != shown, method
-    assert "add_line(-self.amount)" in items[REFUND].text
+    full = api.context(QUESTION, repo=indexed_shop, config=config, entries=1)
+    regained = 0
+    for budget in range(full.tokens, 100, -150):
+        items = by_qualname(api.context(QUESTION, repo=indexed_shop, config=config, entries=1, budget_tokens=budget))
+        if "shop.payments.Payment" not in items:
+            continue
+        regained += "shop.payments.Payment.full" not in items
+        payment = items["shop.payments.Payment"]
+        assert payment.outline and payment.text.startswith("class Payment:") and "self.amount = amount" not in payment.text
+        # Each method is either an item of its own (then the outline leaves its signature out)
+        # or one signature line of the outline, also after the budget dropped it.
+        for method, signature in (("__init__", "def __init__(self, amount)"), ("full", "def full(cls, invoice: Invoice)"), ("refund", "def refund(")):
+            shown = f"shop.payments.Payment.{method}" in items
+            assert (signature in payment.text) != shown, (budget, method)
+        assert "add_line(-self.amount)" in items[REFUND].text
+    assert regained, "no budget dropped a method of the outlined class: the check above did not run"
 
 
 def test_a_method_inside_a_class_shown_in_full_is_folded_into_it(indexed_shop, config):
