@@ -1,5 +1,5 @@
-"""The golden set's corpus (click at the pinned version, committed to a throwaway repository)
-and recall measurement per embedder and search mode, shared by the benchmarks."""
+"""The golden sets' corpora (each package at its pinned version, committed to a throwaway
+repository) and recall measurement per embedder and mode, shared by the benchmarks."""
 
 from __future__ import annotations
 
@@ -11,11 +11,12 @@ from branchgraph.config import Config
 from branchgraph.retrieval.golden import GoldenSet, context_ranking, recall_at, search_ranking
 from corpus import commit_sdist, fetch_sdist
 
-GOLDEN = Path(__file__).parent.parent / "tests" / "golden" / "click.json"
+GOLDEN_DIR = Path(__file__).parent.parent / "tests" / "golden"
+GOLDEN_SETS = ("click", "requests")
 
 
-def golden_set() -> GoldenSet:
-    return GoldenSet.load(GOLDEN)
+def golden_set(name: str = "click") -> GoldenSet:
+    return GoldenSet.load(GOLDEN_DIR / f"{name}.json")
 
 
 def commit_golden_corpus(golden: GoldenSet, root: Path) -> None:

@@ -1,8 +1,9 @@
 """Retrieval quality and speed.
 
-1. Recall@5/10/20 on the golden set (tests/golden/click.json) for lexical-only, vector-only
+1. Recall@5/10/20 on the golden sets (tests/golden/: click, tuned on; requests, written
+   after the tuning to check it carries over) for lexical-only, vector-only
    and hybrid entry search, and the full pipeline (hybrid + expansion + ranking, the context
-   items in rank order), per embedder. The click sdist is fetched from PyPI at the pinned
+   items in rank order), per embedder. Each set's sdist is fetched from PyPI at the pinned
    version and indexed into a throwaway repository.
 2. context() latency over 100 queries on the django graph (the `local` embedder, so no
    remote call): p50/p95, against the same run's entry search alone (the bound: context()
@@ -26,13 +27,13 @@ from pathlib import Path
 from branchgraph import api
 from branchgraph.config import Config
 from corpus import commit_sdist, drop_repo, fetch_sdist
-from golden_run import commit_golden_corpus, golden_set, measure_recall
+from golden_run import GOLDEN_SETS, commit_golden_corpus, golden_set, measure_recall
 
 LATENCY_QUERIES = 100
 
 
-def recall_table(embedders: list[str], tmp: Path) -> None:
-    golden = golden_set()
+def recall_table(golden_name: str, embedders: list[str], tmp: Path) -> None:
+    golden = golden_set(golden_name)
     root = tmp / f"{golden.package}-{uuid.uuid4().hex[:8]}"
     commit_golden_corpus(golden, root)
     config = dataclasses.replace(Config.load(), index_dir=tmp / "index")
@@ -105,13 +106,15 @@ def latency(tmp: Path, package: str, version: str) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--embedders", default="hashing,local", help="comma-separated: hashing, local, local-transformer, openai")
+    parser.add_argument("--golden", default=",".join(GOLDEN_SETS), help="golden sets in tests/golden/, comma-separated")
     parser.add_argument("--skip-recall", action="store_true")
     parser.add_argument("--skip-latency", action="store_true")
     parser.add_argument("--latency-corpus", default="Django==5.1.4", help="PACKAGE==VERSION from PyPI")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="branchgraph-bench-") as tmp:
         if not args.skip_recall:
-            recall_table(args.embedders.split(","), Path(tmp))
+            for name in args.golden.split(","):
+                recall_table(name, args.embedders.split(","), Path(tmp))
         if not args.skip_latency:
             package, version = args.latency_corpus.split("==")
             latency(Path(tmp), package, version)
