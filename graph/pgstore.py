@@ -35,6 +35,21 @@ class NodeEmbeddingRow:
     content_key: str
     lexical: str
     symbol_hash: str | None = None
+    start_line: int | None = None
+    end_line: int | None = None
+    has_conflict: bool | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class NodeRow:
+    """What entry search needs of a node without asking the graph."""
+
+    label: str
+    path: str
+    qualname: str
+    start_line: int | None  # None on rows written before spans were kept here
+    end_line: int | None
+    has_conflict: bool | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,11 +204,15 @@ class PgStore:
         with self._transaction() as cur:
             cur.execute(
                 "CREATE TEMP TABLE incoming (node_id text, label text, path text, qualname text, "
-                "content_key text, lexical text, symbol_hash text) ON COMMIT DROP"
+                "content_key text, lexical text, symbol_hash text, start_line integer, end_line integer, "
+                "has_conflict boolean) ON COMMIT DROP"
             )
             with cur.copy("COPY incoming FROM STDIN") as copy:
                 for r in rows:
-                    copy.write_row((r.node_id, r.label, r.path, r.qualname, r.content_key, r.lexical, r.symbol_hash))
+                    copy.write_row(
+                        (r.node_id, r.label, r.path, r.qualname, r.content_key, r.lexical, r.symbol_hash,
+                         r.start_line, r.end_line, r.has_conflict)
+                    )
             cur.execute(
                 "DELETE FROM node_embeddings n WHERE n.repo = %s AND n.branch = %s "
                 "AND (%s::text[] IS NULL OR n.path = ANY(%s::text[])) "
@@ -201,11 +220,14 @@ class PgStore:
                 (repo, branch, None if paths is None else list(paths), None if paths is None else list(paths)),
             )
             cur.execute(
-                "INSERT INTO node_embeddings (repo, branch, node_id, label, path, qualname, content_key, lexical, symbol_hash) "
-                "SELECT %s, %s, node_id, label, path, qualname, content_key, lexical, symbol_hash FROM incoming "
+                "INSERT INTO node_embeddings (repo, branch, node_id, label, path, qualname, content_key, lexical, symbol_hash, "
+                "start_line, end_line, has_conflict) "
+                "SELECT %s, %s, node_id, label, path, qualname, content_key, lexical, symbol_hash, start_line, end_line, "
+                "has_conflict FROM incoming "
                 "ON CONFLICT (repo, branch, node_id) DO UPDATE SET label = EXCLUDED.label, path = EXCLUDED.path, "
                 "qualname = EXCLUDED.qualname, content_key = EXCLUDED.content_key, lexical = EXCLUDED.lexical, "
-                "symbol_hash = EXCLUDED.symbol_hash",
+                "symbol_hash = EXCLUDED.symbol_hash, start_line = EXCLUDED.start_line, end_line = EXCLUDED.end_line, "
+                "has_conflict = EXCLUDED.has_conflict",
                 (repo, branch),
             )
 
@@ -287,14 +309,14 @@ class PgStore:
                 self._common_terms[key] = frozenset(word for (word,) in cur.fetchall())
         return self._common_terms[key]
 
-    def node_rows(self, repo: str, branch: str, ids: Sequence[str]) -> dict[str, tuple[str, str, str]]:
-        """node id -> (label, path, qualname)."""
+    def node_rows(self, repo: str, branch: str, ids: Sequence[str]) -> dict[str, NodeRow]:
         with self._transaction() as cur:
             cur.execute(
-                "SELECT node_id, label, path, qualname FROM node_embeddings WHERE repo = %s AND branch = %s AND node_id = ANY(%s)",
+                "SELECT node_id, label, path, qualname, start_line, end_line, has_conflict FROM node_embeddings "
+                "WHERE repo = %s AND branch = %s AND node_id = ANY(%s)",
                 (repo, branch, list(ids)),
             )
-            return {row[0]: (row[1], row[2], row[3]) for row in cur.fetchall()}
+            return {row[0]: NodeRow(*row[1:]) for row in cur.fetchall()}
 
     def node_embedding_count(self, repo: str, branch: str) -> int:
         with self._transaction() as cur:
@@ -376,8 +398,10 @@ class PgStore:
         """Copy the source branch's node rows and file states to a new branch, rebranching ids."""
         with self._transaction() as cur:
             cur.execute(
-                "INSERT INTO node_embeddings (repo, branch, node_id, label, path, qualname, content_key, lexical, symbol_hash) "
-                "SELECT repo, %s, %s || substr(node_id, %s), label, path, qualname, content_key, lexical, symbol_hash "
+                "INSERT INTO node_embeddings (repo, branch, node_id, label, path, qualname, content_key, lexical, symbol_hash, "
+                "start_line, end_line, has_conflict) "
+                "SELECT repo, %s, %s || substr(node_id, %s), label, path, qualname, content_key, lexical, symbol_hash, "
+                "start_line, end_line, has_conflict "
                 "FROM node_embeddings WHERE repo = %s AND branch = %s ON CONFLICT DO NOTHING",
                 (target, target_prefix, prefix_len + 1, repo, source),
             )

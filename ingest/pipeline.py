@@ -414,7 +414,12 @@ def _embed(
             key = content_key(embedder, text)
             pending[key] = text
             lexical = lexical_text(p["qualname"], s.path, p["signature"], p["docstring"][:500])
-            rows.append(NodeEmbeddingRow(n.id, n.label, s.path, p["qualname"], key, lexical, p["content_hash"]))
+            rows.append(
+                NodeEmbeddingRow(
+                    n.id, n.label, s.path, p["qualname"], key, lexical, p["content_hash"],
+                    p["start_line"], p["end_line"], bool(p.get("has_conflict")),
+                )
+            )
     missing = pg.missing_content_keys(pending)
     renamed_from = {new: old for old, new in renamed.items()}
     moves = [(renamed_from[r.path], r.label, r.symbol_hash, r.content_key) for r in rows if r.path in renamed_from and r.content_key in missing]

@@ -101,19 +101,21 @@ def search(
             ranks[node_id][source] = rank
     rows = pg.node_rows(repo, branch, list(fused))
     identifiers = {w.lower() for w in _IDENTIFIER.findall(query)}
-    exact = {node_id for node_id, (_, _, qualname) in rows.items() if qualname.rsplit(".", 1)[-1].lower() in identifiers}
+    exact = {node_id for node_id, row in rows.items() if row.qualname.rsplit(".", 1)[-1].lower() in identifiers}
     for node_id in exact if mode == "hybrid" else ():
         # As if first in a third list: an identifier written in the query is a strong signal.
         fused[node_id] += 1.0 / (RRF_K + 1)
-    best = sorted(fused, key=lambda node_id: (-fused[node_id], rows.get(node_id, ("", "", node_id))[2]))[:k]
-    spans = _spans(graph, {node_id: rows[node_id][0] for node_id in best if node_id in rows})
+    best = [node_id for node_id in sorted(fused, key=lambda i: (-fused[i], rows[i].qualname if i in rows else i)) if node_id in rows][:k]
+    # Rows written before PostgreSQL kept spans ask the graph for them.
+    spans = _spans(graph, {i: rows[i].label for i in best if rows[i].start_line is None})
+    spans.update({i: (rows[i].start_line, rows[i].end_line, bool(rows[i].has_conflict)) for i in best if rows[i].start_line is not None})
     missing = (None, None, False)
     return [
         SearchHit(
             id=node_id,
-            kind=rows[node_id][0],
-            qualname=rows[node_id][2],
-            path=rows[node_id][1],
+            kind=rows[node_id].label,
+            qualname=rows[node_id].qualname,
+            path=rows[node_id].path,
             start_line=spans.get(node_id, missing)[0],
             end_line=spans.get(node_id, missing)[1],
             score=round(fused[node_id], 6),
@@ -123,7 +125,6 @@ def search(
             has_conflict=spans.get(node_id, missing)[2],
         )
         for node_id in best
-        if node_id in rows
     ]
 
 

@@ -90,3 +90,9 @@ CREATE TABLE IF NOT EXISTS recent_paths (
     paths       jsonb NOT NULL,
     PRIMARY KEY (repo, commit, days)
 );
+
+-- A symbol's line span and conflict flag, so entry search needs no graph round trip. Rows
+-- written before these columns existed hold NULL; search then asks the graph.
+ALTER TABLE node_embeddings ADD COLUMN IF NOT EXISTS start_line integer;
+ALTER TABLE node_embeddings ADD COLUMN IF NOT EXISTS end_line integer;
+ALTER TABLE node_embeddings ADD COLUMN IF NOT EXISTS has_conflict boolean;

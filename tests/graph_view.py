@@ -66,10 +66,12 @@ def snapshot(store, pg_store, repo: str, branch: str) -> dict:
     )
     assert all(r["edge_branch"] == branch for r in edges)
     vectors = pg_store.conn.execute(
-        "SELECT node_id, content_key FROM node_embeddings WHERE repo = %s AND branch = %s", (repo, branch)
+        "SELECT node_id, content_key, start_line, end_line, has_conflict FROM node_embeddings WHERE repo = %s AND branch = %s",
+        (repo, branch),
     ).fetchall()
     return {
         "nodes": Counter((r["path"], r["label"], r["name"], r["s"], r["e"], r["h"], r["reason"]) for r in nodes),
         "edges": Counter((key[r["a"]], r["t"], key[r["b"]], r["resolved"], r["raw"]) for r in edges),
-        "vectors": Counter((key.get(node_id), content) for node_id, content in vectors),
+        # The node rows' spans must follow the graph's through every update and branch clone.
+        "vectors": Counter((key.get(node_id), content, start, end, conflict) for node_id, content, start, end, conflict in vectors),
     }
