@@ -186,6 +186,8 @@ class Workspace:
             raise
         self._embedder = None
         self._recent = RecentPaths(self.pg)
+        # Opened once: dulwich re-reads refs on every lookup, so a kept Repo still sees new commits.
+        self._git_repos: dict[Path, Any] = {}
 
     def close(self) -> None:
         self.graph.close()
@@ -224,7 +226,9 @@ class Workspace:
 
     def branch(self, repo: str | None = None, branch: str | None = None) -> _BranchSession:
         root = self.resolve_repo(repo)
-        git_repo = git.open_repo(root)
+        git_repo = self._git_repos.get(root)
+        if git_repo is None:
+            git_repo = self._git_repos[root] = git.open_repo(root)
         branch = branch or git.current_branch(git_repo)
         name = repo_name_for(root)
         record = self.pg.branch_record(name, branch)

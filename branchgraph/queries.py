@@ -3,6 +3,7 @@ its parameters (``// param name: description [default: JSON]``)."""
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from dataclasses import dataclass
@@ -62,13 +63,20 @@ def _parse(name: str, text: str) -> NamedQuery:
     return NamedQuery(name, summary, tuple(params), text)
 
 
-def named_queries() -> dict[str, NamedQuery]:
+@functools.cache
+def _load() -> dict[str, NamedQuery]:
+    # Package data does not change while the process runs; retrieval asks for ``expand`` on
+    # every context.
     folder = resources.files("branchgraph.cypher")
     return {
         entry.name[: -len(".cypher")]: _parse(entry.name[: -len(".cypher")], entry.read_text("utf-8"))
         for entry in sorted(folder.iterdir(), key=lambda e: e.name)
         if entry.name.endswith(".cypher")
     }
+
+
+def named_queries() -> dict[str, NamedQuery]:
+    return dict(_load())
 
 
 def named_query(name: str) -> NamedQuery:

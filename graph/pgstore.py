@@ -40,6 +40,10 @@ class NodeEmbeddingRow:
     has_conflict: bool | None = None
 
 
+# The NodeRow fields, in order, of a node_embeddings row aliased ``n``.
+_ROW_COLUMNS = "n.label, n.path, n.qualname, n.start_line, n.end_line, n.has_conflict"
+
+
 @dataclass(frozen=True, slots=True)
 class NodeRow:
     """What entry search needs of a node without asking the graph."""
@@ -241,8 +245,9 @@ class PgStore:
 
     def dense_search(
         self, repo: str, branch: str, model: str, query: np.ndarray, k: int, exact_fallback: bool = True
-    ) -> list[tuple[str, float]]:
-        """(node id, cosine similarity) of the branch's nodes nearest to ``query``, best first.
+    ) -> list[tuple[str, float, NodeRow]]:
+        """(node id, cosine similarity, node row) of the branch's nodes nearest to ``query``,
+        best first.
 
         The HNSW index covers the content-keyed vectors of every branch, so the branch is a
         filter applied after the index scan; pgvector's iterative scan keeps walking the
@@ -261,7 +266,7 @@ class PgStore:
             if len(rows) < k and exact_fallback:
                 cur.execute(exact_nearest_sql(dims), params)
                 rows = cur.fetchall()
-            return [(node_id, float(score)) for node_id, score in rows]
+            return [(row[0], float(row[1]), NodeRow(*row[2:])) for row in rows]
 
     def node_vectors(self, repo: str, branch: str, model: str, dims: int, ids: Sequence[str]) -> dict[str, np.ndarray]:
         """node id -> its embedding, for the given nodes of a branch."""
@@ -276,20 +281,20 @@ class PgStore:
             cur.execute(statement, (repo, branch, list(ids), model), binary=True)
             return {node_id: np.asarray(vector.to_numpy(), dtype=np.float32) for node_id, vector in cur.fetchall()}
 
-    def lexical_search(self, repo: str, branch: str, terms: Sequence[str], k: int) -> list[tuple[str, float]]:
-        """(node id, rank) of the branch's nodes whose identifier-split text matches any term,
-        best first (more and rarer matching terms rank higher)."""
+    def lexical_search(self, repo: str, branch: str, terms: Sequence[str], k: int) -> list[tuple[str, float, NodeRow]]:
+        """(node id, rank, node row) of the branch's nodes whose identifier-split text matches
+        any term, best first (more and rarer matching terms rank higher)."""
         if not terms:
             return []
         with self._transaction() as cur:
             cur.execute(
                 "WITH q AS (SELECT to_tsquery('simple', %s) AS query) "
-                f"SELECT n.node_id, {LEXICAL_RANK} AS rank FROM node_embeddings n, q "
+                f"SELECT n.node_id, {LEXICAL_RANK} AS rank, {_ROW_COLUMNS} FROM node_embeddings n, q "
                 "WHERE n.repo = %s AND n.branch = %s AND n.lexical_tsv @@ q.query "
                 "ORDER BY rank DESC, n.qualname LIMIT %s",
                 (" | ".join(terms), repo, branch, k),
             )
-            return [(node_id, float(rank)) for node_id, rank in cur.fetchall()]
+            return [(row[0], float(row[1]), NodeRow(*row[2:])) for row in cur.fetchall()]
 
     def common_terms(self, repo: str, branch: str, indexed_commit: str, share: float, floor: int) -> frozenset[str]:
         """Full-text terms found in more than ``share`` of a branch's rows and more than
@@ -308,15 +313,6 @@ class PgStore:
                 )
                 self._common_terms[key] = frozenset(word for (word,) in cur.fetchall())
         return self._common_terms[key]
-
-    def node_rows(self, repo: str, branch: str, ids: Sequence[str]) -> dict[str, NodeRow]:
-        with self._transaction() as cur:
-            cur.execute(
-                "SELECT node_id, label, path, qualname, start_line, end_line, has_conflict FROM node_embeddings "
-                "WHERE repo = %s AND branch = %s AND node_id = ANY(%s)",
-                (repo, branch, list(ids)),
-            )
-            return {row[0]: NodeRow(*row[1:]) for row in cur.fetchall()}
 
     def node_embedding_count(self, repo: str, branch: str) -> int:
         with self._transaction() as cur:
@@ -539,7 +535,7 @@ def approximate_nearest_sql(dims: int) -> sql.Composed:
         " FROM embeddings e WHERE e.model = %(model)s AND e.dims = {dims} AND EXISTS ("
         "  SELECT 1 FROM node_embeddings n WHERE n.content_key = e.content_key AND n.repo = %(repo)s AND n.branch = %(branch)s)"
         " ORDER BY e.embedding::vector({dims}) <=> %(q)s::vector({dims}) LIMIT %(k)s) "
-        "SELECT n.node_id, 1 - h.distance FROM hits h JOIN node_embeddings n USING (content_key) "
+        "SELECT n.node_id, 1 - h.distance, " + _ROW_COLUMNS + " FROM hits h JOIN node_embeddings n USING (content_key) "
         "WHERE n.repo = %(repo)s AND n.branch = %(branch)s ORDER BY h.distance, n.node_id LIMIT %(k)s"
     ).format(dims=sql.Literal(int(dims)))
 
@@ -547,7 +543,7 @@ def approximate_nearest_sql(dims: int) -> sql.Composed:
 def exact_nearest_sql(dims: int) -> sql.Composed:
     """Every vector of the branch compared with the query: exact, linear in the branch."""
     return sql.SQL(
-        "SELECT n.node_id, 1 - (e.embedding::vector({dims}) <=> %(q)s::vector({dims})) AS score "
+        "SELECT n.node_id, 1 - (e.embedding::vector({dims}) <=> %(q)s::vector({dims})) AS score, " + _ROW_COLUMNS + " "
         "FROM node_embeddings n JOIN embeddings e USING (content_key) "
         "WHERE n.repo = %(repo)s AND n.branch = %(branch)s AND e.model = %(model)s AND e.dims = {dims} "
         "ORDER BY e.embedding::vector({dims}) <=> %(q)s::vector({dims}), n.node_id LIMIT %(k)s"

@@ -95,11 +95,12 @@ def search(
 
     fused: dict[str, float] = defaultdict(float)
     ranks: dict[str, dict[str, int]] = defaultdict(dict)
+    rows = {}
     for source, hits in (("dense", dense), ("lexical", lexical)):
-        for rank, (node_id, _) in enumerate(hits, 1):
+        for rank, (node_id, _, row) in enumerate(hits, 1):
             fused[node_id] += 1.0 / (RRF_K + rank)
             ranks[node_id][source] = rank
-    rows = pg.node_rows(repo, branch, list(fused))
+            rows[node_id] = row
     identifiers = {w.lower() for w in _IDENTIFIER.findall(query)}
     exact = {node_id for node_id, row in rows.items() if row.qualname.rsplit(".", 1)[-1].lower() in identifiers}
     for node_id in exact if mode == "hybrid" else ():

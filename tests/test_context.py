@@ -261,3 +261,15 @@ def test_paths_outside_the_repository_are_never_read(shop_repo, pg_store, tmp_pa
         with pytest.raises(OutsideRepository):
             sources.working_tree_path(path)
     assert sources.working_tree_path("src/shop/payments.py") == (shop_repo / "src/shop/payments.py").resolve()
+
+
+def test_a_long_lived_workspace_sees_new_commits_and_reports_the_lag(shop_repo, config):
+    from dulwich.repo import Repo
+
+    files = read_tree(FIXTURES / "shop")
+    api.ingest(shop_repo, config=config)
+    with api.Workspace(shop_repo, config=config) as ws:
+        assert ws.context(QUESTION, entries=1).behind_commits == 0
+        commit_files(Repo(str(shop_repo)), {**files, "src/shop/extra.py": b"def extra():\n    pass\n"})
+        lagging = ws.context(QUESTION, entries=1)
+        assert lagging.behind_commits == 1 and any("1 commits behind main" in w for w in lagging.warnings)
