@@ -141,3 +141,13 @@ def test_camel_snake_and_code_identifiers_are_found_by_parts_and_whole(repo_dir,
         assert lexical(query)[0] == "conf.check_token", query
     whole = api.search("parseConfigFile", repo=repo_dir, config=config, k=2)
     assert whole[0].qualname == "conf.parseConfigFile" and whole[0].exact
+
+
+def test_rows_from_before_spans_were_kept_take_them_from_the_graph(indexed_shop, config, pg_store):
+    # A store upgraded in place holds NULL spans until its files are written again.
+    pg_store.conn.execute(
+        "UPDATE node_embeddings SET start_line = NULL, end_line = NULL, has_conflict = NULL WHERE repo = %s", (indexed_shop.name,)
+    )
+    hits = api.search("where is refund implemented", repo=indexed_shop, config=config, k=3)
+    assert hits[0].qualname == "shop.payments.Payment.refund" and (hits[0].start_line, hits[0].end_line) == (13, 16)
+    assert hits[0].has_conflict is False
