@@ -16,11 +16,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from branchgraph.ingest.embed import make_embedder
-from branchgraph.ingest.embed.text import enriched_text
-from branchgraph.ingest.extract import extract
+from branchgraph.core.embed import make_embedder
+from branchgraph.core.embed.text import enriched_text
+from branchgraph.core.extract import extract
 from branchgraph.ingest.python_modules import module_name
-from branchgraph.config import Config
+from branchgraph.core.config import Config
 from corpus import drop_repo, fetch_sdist
 from golden_run import commit_golden_corpus, golden_set, measure_recall
 

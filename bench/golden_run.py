@@ -7,7 +7,7 @@ import dataclasses
 from pathlib import Path
 
 from branchgraph import api
-from branchgraph.config import Config
+from branchgraph.core.config import Config
 from branchgraph.retrieval.golden import GoldenSet, context_ranking, recall_at, search_ranking
 from corpus import commit_sdist, fetch_sdist
 

@@ -19,7 +19,7 @@ import uuid
 from pathlib import Path
 
 from branchgraph import api
-from branchgraph.config import Config
+from branchgraph.core.config import Config
 from branchgraph.stores import open_graph_store
 from corpus import commit_sdist, drop_repo, fetch_sdist, git
 

@@ -19,8 +19,8 @@ import uuid
 from pathlib import Path
 
 from branchgraph import api
-from branchgraph.config import Config
-from branchgraph.ingest.languages import new_parser
+from branchgraph.core.config import Config
+from branchgraph.core.languages import new_parser
 from corpus import commit_sdist, drop_repo, fetch_sdist
 
 

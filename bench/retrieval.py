@@ -25,7 +25,7 @@ import uuid
 from pathlib import Path
 
 from branchgraph import api
-from branchgraph.config import Config
+from branchgraph.core.config import Config
 from corpus import commit_sdist, drop_repo, fetch_sdist
 from golden_run import GOLDEN_SETS, commit_golden_corpus, golden_set, measure_recall
 

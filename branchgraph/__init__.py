@@ -1,1 +1,34 @@
-"""branchgraph: a branch-aware code knowledge graph."""
+"""branchgraph: a branch-aware code knowledge graph.
+
+The package root exports the exception hierarchy only; the Python API is ``branchgraph.api``.
+"""
+
+from branchgraph.core.errors import (
+    BranchgraphError,
+    ConfigError,
+    EmbedderMismatch,
+    EmbeddingError,
+    GitError,
+    IngestLocked,
+    NotIndexed,
+    OutsideRepository,
+    ReadOnlyViolation,
+    StoreError,
+    StoreUnavailable,
+    UnknownQuery,
+)
+
+__all__ = [
+    "BranchgraphError",
+    "ConfigError",
+    "EmbedderMismatch",
+    "EmbeddingError",
+    "GitError",
+    "IngestLocked",
+    "NotIndexed",
+    "OutsideRepository",
+    "ReadOnlyViolation",
+    "StoreError",
+    "StoreUnavailable",
+    "UnknownQuery",
+]

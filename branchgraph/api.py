@@ -1,5 +1,7 @@
-"""branchgraph's Python API. The CLI (and later the HTTP and MCP servers) are thin adapters
-over these functions; nothing here knows about click or terminals."""
+"""branchgraph's Python API. The CLI, the HTTP API, the MCP server and the git hooks are thin
+adapters over these functions and ``Workspace``; nothing here knows about click, HTTP or
+terminals. This is the only module (with ``stores``, which picks the backends) that wires
+ingest and retrieval to the stores."""
 
 from __future__ import annotations
 
@@ -8,19 +10,49 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
-from branchgraph.config import Config
-from branchgraph.errors import NotIndexed
-from branchgraph.graph.store import DEFAULT_QUERY_TIMEOUT_S, DEFAULT_ROW_LIMIT
-from branchgraph.ingest import git
-from branchgraph.ingest.embed import make_embedder
-from branchgraph.ingest.pipeline import IngestSummary, Progress, ingest_branch, repo_name_for
-from branchgraph.queries import NamedQuery, named_queries, named_query
+from dulwich.repo import Repo
+
+from branchgraph.core import git
+from branchgraph.core.config import Config
+from branchgraph.core.embed import Embedder, make_embedder
+from branchgraph.core.errors import NotIndexed
+from branchgraph.graph.named_queries import NamedQuery, named_queries
+from branchgraph.graph.protocols import DEFAULT_QUERY_TIMEOUT_S, DEFAULT_ROW_LIMIT, BranchRecord, IndexState
+from branchgraph.ingest.pipeline import IngestOptions, IngestStores, IngestSummary, Progress, ingest_branch, repo_name_for
 from branchgraph.retrieval.context import DEFAULT_BUDGET_TOKENS, DEFAULT_ENTRIES, ContextResult, build_context
 from branchgraph.retrieval.ranking import RecentPaths
 from branchgraph.retrieval.search import SearchHit
-from branchgraph.retrieval.source import BranchSources, Span
 from branchgraph.retrieval.search import search as search_entries
+from branchgraph.retrieval.session import IndexedBranch, RetrievalStores
+from branchgraph.retrieval.source import BranchSources, Span
 from branchgraph.stores import open_graph_store, open_pg_store
+
+# What the adapters need besides the functions below; they import nothing else.
+__all__ = [
+    "DEFAULT_BUDGET_TOKENS",
+    "DEFAULT_ENTRIES",
+    "DEFAULT_QUERY_TIMEOUT_S",
+    "DEFAULT_ROW_LIMIT",
+    "BranchStatus",
+    "Config",
+    "ContextResult",
+    "IngestSummary",
+    "NamedQuery",
+    "Progress",
+    "PrunedBranch",
+    "SearchHit",
+    "Workspace",
+    "context",
+    "cypher",
+    "git_hooks_dir",
+    "ingest",
+    "ingest_all",
+    "list_queries",
+    "prune",
+    "run_named_query",
+    "search",
+    "status",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,7 +79,12 @@ def _root_and_config(path: str | Path, config: Config | None) -> tuple[Path, Con
     return root, config or Config.load(root)
 
 
-def _embedder(config: Config):
+def git_hooks_dir(path: str | Path = ".") -> Path:
+    """Where git looks for the hooks of the repository at or above ``path``."""
+    return Path(git.open_repo(path).controldir()) / "hooks"
+
+
+def _embedder(config: Config) -> Embedder | None:
     return make_embedder(
         config.embedder,
         openai_model=config.openai_model,
@@ -76,20 +113,11 @@ def ingest(
     """
     root, config = _root_and_config(path, config)
     # Stores first: a dead database fails at once, before a model is loaded or built.
+    options = IngestOptions(
+        branch=branch, rev=rev, base=base, full=full, wait_for_lock=wait_for_lock, max_file_bytes=config.max_file_bytes
+    )
     with open_graph_store(config) as graph, open_pg_store(config, root) as pg:
-        return ingest_branch(
-            root,
-            graph,
-            pg,
-            _embedder(config),
-            branch=branch,
-            rev=rev,
-            base=base,
-            full=full,
-            wait_for_lock=wait_for_lock,
-            max_file_bytes=config.max_file_bytes,
-            progress=progress,
-        )
+        return ingest_branch(root, IngestStores(graph, pg, _embedder(config)), options, progress)
 
 
 def ingest_all(
@@ -109,29 +137,20 @@ def ingest_all(
     heads = git.branch_refs(repo, remotes=remotes)
     summaries = []
     with open_graph_store(config) as graph, open_pg_store(config, root) as pg:
-        embedder = _embedder(config)
+        stores = IngestStores(graph, pg, _embedder(config))
         pending = dict(heads)
         while pending:
             indexed = [r.indexed_commit for r in pg.branches(name) if git.commit_exists(repo, r.indexed_commit)]
             branch, commit = min(pending.items(), key=lambda item: _files_to_do(repo, item[1], indexed))
             del pending[branch]
-            summaries.append(
-                ingest_branch(
-                    root,
-                    graph,
-                    pg,
-                    embedder,
-                    branch=branch,
-                    rev=commit,
-                    wait_for_lock=wait_for_lock,
-                    max_file_bytes=config.max_file_bytes,
-                    progress=progress,
-                )
+            options = IngestOptions(
+                branch=branch, rev=commit, wait_for_lock=wait_for_lock, max_file_bytes=config.max_file_bytes
             )
+            summaries.append(ingest_branch(root, stores, options, progress))
     return summaries
 
 
-def _files_to_do(repo, commit: str, indexed: list[str]) -> int:
+def _files_to_do(repo: Repo, commit: str, indexed: list[str]) -> int:
     """Files an ingest of ``commit`` has to do: from scratch, or on the nearest indexed commit."""
     return min(git.diff_commits(repo, old, commit, detect_renames=False).count for old in [None, *indexed])
 
@@ -143,7 +162,7 @@ def status(path: str | Path = ".", *, config: Config | None = None) -> list[Bran
         return _statuses(root, pg)
 
 
-def _statuses(root: Path, pg) -> list[BranchStatus]:
+def _statuses(root: Path, pg: IndexState) -> list[BranchStatus]:
     repo = git.open_repo(root)
     now = datetime.now(timezone.utc)
     out = []
@@ -184,10 +203,11 @@ class Workspace:
         except BaseException:
             self.graph.close()
             raise
-        self._embedder = None
+        self._embedder: Embedder | None = None
+        self._embedder_loaded = False
         self._recent = RecentPaths(self.pg)
         # Opened once: dulwich re-reads refs on every lookup, so a kept Repo still sees new commits.
-        self._git_repos: dict[Path, Any] = {}
+        self._git_repos: dict[Path, Repo] = {}
 
     def close(self) -> None:
         self.graph.close()
@@ -200,10 +220,15 @@ class Workspace:
         self.close()
 
     @property
-    def embedder(self):
-        if self._embedder is None:
+    def embedder(self) -> Embedder | None:
+        if not self._embedder_loaded:
             self._embedder = _embedder(self.config)
+            self._embedder_loaded = True
         return self._embedder
+
+    @property
+    def _stores(self) -> RetrievalStores:
+        return RetrievalStores(self.graph, self.pg, self.embedder)
 
     def repositories(self) -> dict[str, Path]:
         """Indexed repository name -> its path."""
@@ -236,12 +261,11 @@ class Workspace:
             raise NotIndexed(f"{name}@{branch} is not indexed; run `branchgraph ingest --branch {branch}` first")
         return _BranchSession(root, git_repo, name, branch, record)
 
-    def search(self, query: str, *, repo: str | None = None, branch: str | None = None, k: int = 10, mode: str = "hybrid") -> list[SearchHit]:
+    def search(
+        self, query: str, *, repo: str | None = None, branch: str | None = None, k: int = 10, mode: str = "hybrid"
+    ) -> list[SearchHit]:
         s = self.branch(repo, branch)
-        return search_entries(
-            query, repo=s.name, branch=s.branch, pg=self.pg, graph=self.graph, embedder=self.embedder,
-            embedder_of_branch=s.record.embedder, k=k, mode=mode, indexed_commit=s.record.indexed_commit,
-        )
+        return search_entries(query, s.indexed(), self._stores, k=k, mode=mode)
 
     def context(
         self,
@@ -253,27 +277,23 @@ class Workspace:
         entries: int = DEFAULT_ENTRIES,
     ) -> ContextResult:
         s = self.branch(repo, branch)
+        sources = BranchSources(s.repo, s.root, s.name, s.branch, self.pg)
         return build_context(
-            query,
-            repo_name=s.name,
-            branch=s.branch,
-            indexed_commit=s.record.indexed_commit,
-            behind_commits=s.behind_commits,
-            embedder_of_branch=s.record.embedder,
-            pg=self.pg,
-            graph=self.graph,
-            embedder=self.embedder,
-            sources=BranchSources(s.repo, s.root, s.name, s.branch, self.pg),
-            recent=self._recent,
-            budget_tokens=budget_tokens,
-            entries=entries,
+            query, s.indexed(with_lag=True), self._stores, sources, self._recent, budget_tokens=budget_tokens, entries=entries
         )
 
-    def named(self, name: str, params: dict[str, Any], *, repo: str | None = None, branch: str | None = None, limit: int = DEFAULT_ROW_LIMIT) -> list[dict[str, Any]]:
+    def named(
+        self,
+        name: str,
+        params: dict[str, Any],
+        *,
+        repo: str | None = None,
+        branch: str | None = None,
+        limit: int = DEFAULT_ROW_LIMIT,
+    ) -> list[dict[str, Any]]:
         """A named query on an indexed branch (``repo`` and ``branch`` filled in)."""
         s = self.branch(repo, branch)
-        query = named_query(name)
-        return self.graph.read_query(query.text, query.bind({**params, "repo": s.name, "branch": s.branch}), limit=limit)
+        return self.graph.named_query(name, {**params, "repo": s.name, "branch": s.branch}, limit=limit)
 
     def cypher(self, query: str, params: dict[str, Any] | None = None, *, limit: int = DEFAULT_ROW_LIMIT) -> list[dict[str, Any]]:
         """A read-only Cypher query (``ReadOnlyViolation`` for anything that writes)."""
@@ -282,17 +302,9 @@ class Workspace:
     def symbol(self, node_id: str, *, repo: str | None = None, branch: str | None = None) -> dict[str, Any] | None:
         """One symbol by id with its text as indexed (or relocated, when its file drifted)."""
         s = self.branch(repo, branch)
-        rows = self.graph.read_query(
-            "CALL () { MATCH (n:Function {id: $id}) RETURN n UNION MATCH (n:Method {id: $id}) RETURN n "
-            "UNION MATCH (n:Class {id: $id}) RETURN n UNION MATCH (n:Interface {id: $id}) RETURN n } "
-            "WITH n WHERE n.repo = $repo AND n.branch = $branch "
-            "RETURN n.id AS id, labels(n)[0] AS kind, n.qualname AS qualname, n.path AS path, n.start_line AS start_line, "
-            "n.end_line AS end_line, n.signature AS signature, n.docstring AS docstring, coalesce(n.has_conflict, false) AS has_conflict",
-            {"id": node_id, "repo": s.name, "branch": s.branch},
-        )
-        if not rows:
+        row = self.graph.symbol(s.name, s.branch, node_id)
+        if row is None:
             return None
-        row = dict(rows[0])
         sources = BranchSources(s.repo, s.root, s.name, s.branch, self.pg)
         source = sources.file(row["path"])
         span = Span(row["start_line"], row["end_line"])
@@ -313,15 +325,19 @@ class Workspace:
 @dataclass
 class _BranchSession:
     root: Path
-    repo: Any  # dulwich Repo
+    repo: Repo
     name: str
     branch: str
-    record: Any  # BranchRecord
+    record: BranchRecord
 
-    @property
-    def behind_commits(self) -> int | None:
-        head = git.branch_head(self.repo, self.branch)
-        return git.commits_between(self.repo, self.record.indexed_commit, head) if head else None
+    def indexed(self, with_lag: bool = False) -> IndexedBranch:
+        """The branch as retrieval sees it; ``with_lag`` counts the commits the branch head is
+        ahead of the index (a history walk, so only where the answer reports it)."""
+        behind = None
+        if with_lag:
+            head = git.branch_head(self.repo, self.branch)
+            behind = git.commits_between(self.repo, self.record.indexed_commit, head) if head else None
+        return IndexedBranch(self.name, self.branch, self.record.indexed_commit, self.record.embedder, behind)
 
 
 def search(
@@ -383,8 +399,9 @@ def run_named_query(
     limit: int = DEFAULT_ROW_LIMIT,
 ) -> list[dict[str, Any]]:
     """Run a named query with its defaults filled in (read-only, like ``cypher``)."""
-    query = named_query(name)
-    return cypher(query.text, query.bind(params or {}), config=config, timeout_s=timeout_s, limit=limit)
+    config = config or Config.load()
+    with open_graph_store(config) as graph:
+        return graph.named_query(name, params or {}, timeout_s=timeout_s, limit=limit)
 
 
 @dataclass(frozen=True, slots=True)

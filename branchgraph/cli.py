@@ -13,10 +13,8 @@ from typing import Any
 
 import click
 
-from branchgraph import api
-from branchgraph.config import Config
-from branchgraph.errors import BranchgraphError, ReadOnlyViolation
-from branchgraph.retrieval.context import DEFAULT_BUDGET_TOKENS, DEFAULT_ENTRIES
+from branchgraph import BranchgraphError, ReadOnlyViolation, api
+from branchgraph.api import DEFAULT_BUDGET_TOKENS, DEFAULT_ENTRIES
 
 
 def main() -> None:
@@ -354,7 +352,7 @@ def cypher(query: str, params: tuple[str, ...], limit: int, timeout_s: float, as
     Example: branchgraph cypher "MATCH (f:Function {branch: $b}) RETURN f.qualname LIMIT 5" --param b=main
     """
     parsed = dict(_parse_param(p) for p in params)
-    rows = api.cypher(query, parsed, config=Config.load(), timeout_s=timeout_s, limit=limit)
+    rows = api.cypher(query, parsed, timeout_s=timeout_s, limit=limit)
     _print_rows(rows, as_json)
 
 
@@ -380,5 +378,5 @@ def query(name: str | None, params: tuple[str, ...], list_only: bool, limit: int
                 default = "" if p.required else f" (default {json.dumps(p.default)})"
                 click.echo(f"    --param {p.name}=...  {p.description}{default}")
         return
-    rows = api.run_named_query(name, dict(_parse_param(p) for p in params), config=Config.load(), limit=limit)
+    rows = api.run_named_query(name, dict(_parse_param(p) for p in params), limit=limit)
     _print_rows(rows, as_json)

@@ -13,7 +13,7 @@ import stat
 import sys
 from pathlib import Path
 
-from branchgraph.ingest import git
+from branchgraph import api
 
 HOOKS = ("post-commit", "post-checkout", "post-merge")
 BEGIN = "# >>> branchgraph >>>"
@@ -31,11 +31,6 @@ def _block(python: str) -> str:
     )
 
 
-def _hooks_dir(path: str | Path) -> Path:
-    repo = git.open_repo(path)
-    return Path(repo.controldir()) / "hooks"
-
-
 def _without_block(text: str) -> str:
     if BEGIN not in text:
         return text
@@ -46,7 +41,7 @@ def _without_block(text: str) -> str:
 
 def install_hooks(path: str | Path = ".", python: str | None = None) -> list[Path]:
     """Add (or refresh) the branchgraph block in each hook; return the files written."""
-    hooks = _hooks_dir(path)
+    hooks = api.git_hooks_dir(path)
     hooks.mkdir(parents=True, exist_ok=True)
     written = []
     for name in HOOKS:
@@ -62,7 +57,7 @@ def install_hooks(path: str | Path = ".", python: str | None = None) -> list[Pat
 
 def uninstall_hooks(path: str | Path = ".") -> list[Path]:
     """Remove the branchgraph block; a hook left with nothing but its shebang is deleted."""
-    hooks = _hooks_dir(path)
+    hooks = api.git_hooks_dir(path)
     changed = []
     for name in HOOKS:
         hook = hooks / name

@@ -18,9 +18,8 @@ from fastapi import FastAPI, Query, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 
-from branchgraph.api import Workspace
-from branchgraph.errors import BranchgraphError, NotIndexed, StoreUnavailable
-from branchgraph.retrieval.context import DEFAULT_BUDGET_TOKENS, DEFAULT_ENTRIES
+from branchgraph import BranchgraphError, NotIndexed, StoreUnavailable
+from branchgraph.api import DEFAULT_BUDGET_TOKENS, DEFAULT_ENTRIES, Workspace
 
 MAX_BODY_BYTES = 64 * 1024
 MAX_QUERY_CHARS = 2000

@@ -12,9 +12,8 @@ from typing import Any
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
-from branchgraph.api import Workspace
-from branchgraph.config import Config
-from branchgraph.errors import BranchgraphError
+from branchgraph import BranchgraphError
+from branchgraph.api import Config, Workspace
 
 INSTRUCTIONS = (
     "branchgraph indexes a git repository per branch as a code graph (functions, classes, calls, "

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from branchgraph.config import Config
+from branchgraph.core.config import Config
 from branchgraph.graph.embedded_postgres import start_embedded_postgres
 from branchgraph.graph.neo4j_store import Neo4jGraphStore
 from branchgraph.graph.pgstore import PgStore

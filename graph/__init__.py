@@ -3,6 +3,6 @@
 This package imports neither ``branchgraph.ingest`` nor ``branchgraph.retrieval``.
 """
 
-from branchgraph.graph.model import EDGE_TYPES, NODE_LABELS, Edge, FileSubgraph, Node, node_id
+from branchgraph.core.model import EDGE_TYPES, NODE_LABELS, Edge, FileSubgraph, Node, node_id
 
 __all__ = ["EDGE_TYPES", "NODE_LABELS", "Edge", "FileSubgraph", "Node", "node_id"]

@@ -11,7 +11,7 @@ import logging
 import warnings
 from pathlib import Path
 
-from branchgraph.errors import StoreUnavailable
+from branchgraph.core.errors import StoreUnavailable
 
 
 def start_embedded_postgres(data_dir: Path) -> str:

@@ -23,20 +23,21 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from dulwich.objects import Commit
 from dulwich.repo import Repo
 
-from branchgraph.errors import GitError
-from branchgraph.graph.lexical import lexical_text
-from branchgraph.graph.model import BRANCH_PREFIX_LEN, SYMBOL_LABELS, FileSubgraph, branch_prefix, subgraph_fingerprint
-from branchgraph.graph.pgstore import BranchRecord, NodeEmbeddingRow, PgStore
-from branchgraph.graph.store import GraphStore
-from branchgraph.ingest import git
-from branchgraph.ingest.embed.base import Embedder, content_key
-from branchgraph.ingest.embed.text import enriched_text
-from branchgraph.ingest.extract import EXTRACTOR_VERSION, ParsedFile, decode_parsed, encode_parsed, extract_all
-from branchgraph.ingest.files import SKIP_SUBMODULE, SKIP_SYMLINK, SKIP_TOO_LARGE, classify
-from branchgraph.ingest.languages import language_for_path
-from branchgraph.ingest.resolve_python import SourceFile, resolve_python
+from branchgraph.core import git
+from branchgraph.core.embed.base import Embedder, content_key
+from branchgraph.core.embed.text import enriched_text
+from branchgraph.core.errors import GitError
+from branchgraph.core.extract import EXTRACTOR_VERSION, ParsedFile, decode_parsed, encode_parsed, extract_all
+from branchgraph.core.files import DEFAULT_MAX_FILE_BYTES, SKIP_SUBMODULE, SKIP_SYMLINK, SKIP_TOO_LARGE, classify
+from branchgraph.core.languages import language_for_path
+from branchgraph.core.lexical import lexical_text
+from branchgraph.core.model import BRANCH_PREFIX_LEN, SYMBOL_LABELS, FileSubgraph, branch_prefix, subgraph_fingerprint
+from branchgraph.graph.protocols import BranchRecord, GraphWriter, IngestTarget, NodeEmbeddingRow
+from branchgraph.ingest.resolvers import resolve_commit
+from branchgraph.ingest.subgraphs import ParsedSource
 
 # (stage, done, total): the CLI draws progress bars from these calls.
 Progress = Callable[[str, int, int], None]
@@ -52,6 +53,29 @@ _BASE_MAX_CHANGED_SHARE = 0.5
 STRATEGY_BULK = "bulk"  # nothing stored for the branch: write everything at once
 STRATEGY_UPDATE = "update"  # rewrite the files whose subgraph changed
 STRATEGY_BRANCH_OFF = "branch-off"  # copy an indexed base inside the stores, then update
+
+
+@dataclass(frozen=True, slots=True)
+class IngestStores:
+    """Where an ingest writes: the graph, PostgreSQL (vectors, parse cache, index state) and
+    the embedder (None: graph only)."""
+
+    graph: GraphWriter
+    rows: IngestTarget
+    embedder: Embedder | None
+
+
+@dataclass(frozen=True, slots=True)
+class IngestOptions:
+    """What to index and how."""
+
+    branch: str | None = None  # default: the checked-out branch
+    rev: str | None = None  # index this commit under ``branch`` instead of its tip
+    base: str | None = None  # a new branch's base to clone (default: the nearest indexed one)
+    full: bool = False  # re-parse and rewrite every file
+    repo_name: str | None = None  # default: the repository folder's name
+    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
+    wait_for_lock: bool = True  # False: raise IngestLocked when another ingest of the branch runs
 
 
 @dataclass(slots=True)
@@ -96,6 +120,32 @@ class _Stopwatch:
             self.seconds[name] = round(self.seconds.get(name, 0.0) + time.perf_counter() - start, 3)
 
 
+@dataclass(frozen=True, slots=True)
+class _Run:
+    """One ingest in progress: which branch of which repository, into which stores."""
+
+    repo: Repo
+    name: str
+    branch: str
+    stores: IngestStores
+    report: Progress
+
+
+@dataclass(slots=True)
+class _Parsed:
+    files: list[ParsedSource]
+    skipped: Counter[str]
+    work: Counter[str]
+
+
+@dataclass(slots=True)
+class _Written:
+    subgraphs: list[FileSubgraph]  # the files whose subgraphs were (re)written
+    removed: list[str]  # paths whose subgraphs were deleted
+    states: list[tuple[str, str, str]]  # (path, blob, fingerprint) to record once vectors are written
+    work: Counter[str]
+
+
 def repo_name_for(root: Path) -> str:
     name = root.name
     return name[:-4] if name.endswith(".git") else name
@@ -103,94 +153,80 @@ def repo_name_for(root: Path) -> str:
 
 def ingest_branch(
     repo_path: str | Path,
-    graph: GraphStore,
-    pg: PgStore,
-    embedder: Embedder | None,
-    *,
-    branch: str | None = None,
-    rev: str | None = None,
-    base: str | None = None,
-    full: bool = False,
-    repo_name: str | None = None,
-    max_file_bytes: int = 1_000_000,
-    wait_for_lock: bool = True,
+    stores: IngestStores,
+    options: IngestOptions = IngestOptions(),
     progress: Progress | None = None,
 ) -> IngestSummary:
-    """Index one commit of a repository as ``branch`` into the graph and vector stores.
+    """Index one commit of a repository as a branch into the graph and vector stores.
 
     An indexed branch is updated incrementally; a new branch is cloned from the indexed
-    branch nearest to it (``base`` to choose one) when that is cheaper than a fresh ingest;
-    ``full`` re-parses and rewrites every file.
+    branch nearest to it (``options.base`` to choose one) when that is cheaper than a fresh
+    ingest; ``options.full`` re-parses and rewrites every file.
     """
-    report = progress or (lambda stage, done, total: None)
     repo = git.open_repo(repo_path)
     root = git.repo_root(repo)
-    branch = branch or git.current_branch(repo)
-    commit = git.resolve_commit(repo, branch, rev)
-    name = repo_name or repo_name_for(root)
+    branch = options.branch or git.current_branch(repo)
+    commit = git.resolve_commit(repo, branch, options.rev)
+    name = options.repo_name or repo_name_for(root)
+    run = _Run(repo, name, branch, stores, progress or (lambda stage, done, total: None))
+    graph, rows, embedder = stores.graph, stores.rows, stores.embedder
     summary = IngestSummary(repo=name, branch=branch, commit=commit.id.decode("ascii"))
     summary.embedder = f"{embedder.model_id}/{embedder.dims}" if embedder else "none"
     clock = _Stopwatch()
     work: Counter[str] = Counter()
 
-    with pg.ingest_lock(name, branch, wait=wait_for_lock):
-        previous = pg.branch_record(name, branch)
+    with rows.ingest_lock(name, branch, wait=options.wait_for_lock):
+        previous = rows.branch_record(name, branch)
         summary.previous_commit = previous.indexed_commit if previous else None
-        stored_nothing = previous is None and pg.branch_is_new(name, branch) and not graph.has_branch(name, branch)
-        if base is not None and not stored_nothing:
+        stored_nothing = previous is None and rows.branch_is_new(name, branch) and not graph.has_branch(name, branch)
+        if options.base is not None and not stored_nothing:
             raise GitError(f"{branch!r} is already indexed; --base only applies to a branch's first ingest")
         base_record = None
-        if stored_nothing and not full:
-            base_record = _choose_base(repo, pg, name, branch, summary.commit, base)
-        summary.strategy = (
-            STRATEGY_BRANCH_OFF if base_record else STRATEGY_BULK if stored_nothing else STRATEGY_UPDATE
-        )
+        if stored_nothing and not options.full:
+            base_record = _choose_base(run, summary.commit, options.base)
+        summary.strategy = STRATEGY_BRANCH_OFF if base_record else STRATEGY_BULK if stored_nothing else STRATEGY_UPDATE
         summary.base = base_record.branch if base_record else None
 
         with clock.stage("read"):
             entries, skipped = _source_entries(repo, commit)
         with clock.stage("parse"):
-            files = _parse(repo, pg, entries, skipped, max_file_bytes, full, work, report)
-        summary.skipped = dict(sorted(skipped.items()))
-        summary.files = len(files)
-        summary.parse_errors = sum(f.parsed.parse_errors for f in files)
-        summary.conflict_files = [f.path for f in files if f.conflict_lines]
+            parsed = _parse(run, entries, options.max_file_bytes, bypass_cache=options.full)
+        work.update(parsed.work)
+        summary.skipped = dict(sorted((skipped + parsed.skipped).items()))
+        summary.files = len(parsed.files)
+        summary.parse_errors = sum(f.parsed.parse_errors for f in parsed.files)
+        summary.conflict_files = [f.path for f in parsed.files if f.conflict_lines]
         with clock.stage("resolve"):
-            subgraphs = resolve_python(name, branch, files)
-        _count(subgraphs, summary)
+            subgraphs = resolve_commit(name, branch, parsed.files)
+        summary.nodes, summary.edges, summary.dangling, summary.unresolved_rate = _counts(subgraphs)
 
-        pg.start_run(name, branch, summary.commit)
+        rows.start_run(name, branch, summary.commit)
         with clock.stage("graph_write"):
             graph.ensure_schema()
             if base_record is not None:
                 graph.clone_branch(name, base_record.branch, branch)
-                pg.clone_branch(name, base_record.branch, branch, branch_prefix(name, branch), BRANCH_PREFIX_LEN)
+                rows.clone_branch(name, base_record.branch, branch, branch_prefix(name, branch), BRANCH_PREFIX_LEN)
             diff_from = base_record.indexed_commit if base_record else summary.previous_commit
             diff = _diff(repo, diff_from, summary.commit)
             summary.changes = diff.to_dict()
-            written, removed, states = _write_graph(graph, pg, name, branch, subgraphs, summary.strategy, full, work, report)
-        summary.files_deleted = len(removed)
+            written = _write_graph(run, subgraphs, summary.strategy, rewrite_all=options.full)
+        work.update(written.work)
+        summary.files_deleted = len(written.removed)
         # Another embedder than the branch's (or its base's) vectors were made with: every
         # symbol gets a vector from the new one, so a branch never mixes models or sizes.
         inherited = previous.embedder if previous else base_record.embedder if base_record else None
         switched_model = inherited is not None and inherited != summary.embedder
         with clock.stage("embed"):
-            _embed(
-                repo,
-                pg,
-                embedder,
-                name,
-                branch,
-                subgraphs if switched_model else written,
-                removed,
+            summary.embeddings = _embed(
+                run,
+                subgraphs if switched_model else written.subgraphs,
+                written.removed,
                 diff.renamed,
-                summary.strategy == STRATEGY_BULK or switched_model,
-                summary,
-                report,
+                whole_branch=summary.strategy == STRATEGY_BULK or switched_model,
             )
         # A file's state says its graph *and* vector rows are current, so it is set last.
-        pg.set_file_states(name, branch, states, removed)
-        pg.record_branch(
+        rows.set_file_states(name, branch, written.states, written.removed)
+        rows.record_branch(
             BranchRecord(
                 repo=name,
                 branch=branch,
@@ -211,7 +247,7 @@ def ingest_branch(
     return summary
 
 
-def _source_entries(repo: Repo, commit) -> tuple[list[git.TreeFile], Counter[str]]:
+def _source_entries(repo: Repo, commit: Commit) -> tuple[list[git.TreeFile], Counter[str]]:
     """Tracked files in a language branchgraph parses; links and submodules are counted apart."""
     entries: list[git.TreeFile] = []
     skipped: Counter[str] = Counter()
@@ -228,41 +264,38 @@ def _source_entries(repo: Repo, commit) -> tuple[list[git.TreeFile], Counter[str
     return entries, skipped
 
 
-def _parse(
-    repo: Repo,
-    pg: PgStore,
-    entries: list[git.TreeFile],
-    skipped: Counter[str],
-    max_file_bytes: int,
-    bypass_cache: bool,
-    work: Counter[str],
-    report: Progress,
-) -> list[SourceFile]:
-    """Parsed files of the commit: from the parse cache by blob SHA, else read and parsed."""
+def _parse(run: _Run, entries: list[git.TreeFile], max_file_bytes: int, bypass_cache: bool) -> _Parsed:
+    """Parsed files of the commit: from the parse cache by blob SHA, else read and parsed.
+    Returns them with the files skipped (by reason) and the parse work done."""
+    cache = run.stores.rows
     parsed: dict[str, ParsedFile] = {}
+    skipped: Counter[str] = Counter()
+    work: Counter[str] = Counter()
     by_language: dict[str, list[git.TreeFile]] = {}
     for entry in entries:
-        by_language.setdefault(language_for_path(entry.path).name, []).append(entry)
+        spec = language_for_path(entry.path)
+        assert spec is not None  # _source_entries kept only parseable paths
+        by_language.setdefault(spec.name, []).append(entry)
     for language, group in by_language.items():
-        cached = {} if bypass_cache else pg.cached_parses((e.blob_sha for e in group), language, EXTRACTOR_VERSION)
+        cached = {} if bypass_cache else cache.cached_parses((e.blob_sha for e in group), language, EXTRACTOR_VERSION)
         misses: list[tuple[git.TreeFile, bytes]] = []
         for done, entry in enumerate(group, 1):
             if entry.blob_sha in cached:
                 parsed[entry.blob_sha] = decode_parsed(cached[entry.blob_sha])
                 continue
-            verdict = classify(git.read_blob(repo, entry.blob_sha), max_file_bytes)
+            verdict = classify(git.read_blob(run.repo, entry.blob_sha), max_file_bytes)
             if isinstance(verdict, str):
                 skipped[verdict] += 1
             else:
                 misses.append((entry, verdict.data))
-            report("read", done, len(group))
+            run.report("read", done, len(group))
         new_rows = []
         jobs = [(language, data) for _, data in misses]
         for done, ((entry, _), result) in enumerate(zip(misses, extract_all(jobs)), 1):
             parsed[entry.blob_sha] = result
             new_rows.append((entry.blob_sha, encode_parsed(result)))
-            report("parse", done, len(misses))
-        pg.put_parses(language, EXTRACTOR_VERSION, new_rows)
+            run.report("parse", done, len(misses))
+        cache.put_parses(language, EXTRACTOR_VERSION, new_rows)
         work["files_parsed"] += len(misses)
         work["parse_cache_hits"] += sum(1 for e in group if e.blob_sha in cached)
     files = []
@@ -273,23 +306,26 @@ def _parse(
         if result.size > max_file_bytes:
             skipped[SKIP_TOO_LARGE] += 1  # cached before the limit was lowered
             continue
-        files.append(SourceFile(entry.path, entry.blob_sha, result))
-    return files
+        files.append(ParsedSource(entry.path, entry.blob_sha, result))
+    return _Parsed(files, skipped, work)
 
 
-def _choose_base(repo: Repo, pg: PgStore, name: str, branch: str, commit: str, wanted: str | None) -> BranchRecord | None:
+def _choose_base(run: _Run, commit: str, wanted: str | None) -> BranchRecord | None:
     """The indexed branch cheapest to clone for a new branch: the named one, else the one whose
     indexed commit differs from ``commit`` in the fewest files (when few enough to pay off)."""
-    candidates = [r for r in pg.branches(name) if r.branch != branch and git.commit_exists(repo, r.indexed_commit)]
+    repo = run.repo
+    candidates = [
+        r for r in run.stores.rows.branches(run.name) if r.branch != run.branch and git.commit_exists(repo, r.indexed_commit)
+    ]
     if wanted is not None:
         chosen = next((r for r in candidates if r.branch == wanted), None)
         if chosen is None:
             raise GitError(f"--base {wanted!r} is not an indexed branch of this repository")
         return chosen
-    best, best_cost = None, None
+    best, best_cost = None, 0
     for record in candidates:
         cost = git.diff_commits(repo, record.indexed_commit, commit, detect_renames=False).count
-        if best_cost is None or cost < best_cost:
+        if best is None or cost < best_cost:
             best, best_cost = record, cost
     if best is None:
         return None
@@ -303,36 +339,29 @@ def _diff(repo: Repo, old: str | None, new: str) -> git.TreeDiff:
     return git.diff_commits(repo, old, new)
 
 
-def _write_graph(
-    graph: GraphStore,
-    pg: PgStore,
-    name: str,
-    branch: str,
-    subgraphs: list[FileSubgraph],
-    strategy: str,
-    rewrite_all: bool,
-    work: Counter[str],
-    report: Progress,
-) -> tuple[list[FileSubgraph], list[str]]:
-    """Write what differs from the stored graph; return the written subgraphs, the removed
-    paths, and the file states to record once their vector rows are written too."""
+def _write_graph(run: _Run, subgraphs: list[FileSubgraph], strategy: str, rewrite_all: bool) -> _Written:
+    """Write what differs from the stored graph; return what was written and removed, the
+    file states to record once their vector rows are written too, and the work done."""
+    graph, state = run.stores.graph, run.stores.rows
+    name, branch = run.name, run.branch
+    work: Counter[str] = Counter()
     blobs = {}
     fingerprints = {s.path: subgraph_fingerprint(s) for s in subgraphs}
     if strategy == STRATEGY_BULK:
-        report("write", 0, 1)
+        run.report("write", 0, 1)
         graph.write_new_branch(name, branch, subgraphs)
-        report("write", 1, 1)
+        run.report("write", 1, 1)
         written, removed = subgraphs, []
     else:
-        states = pg.file_states(name, branch)
+        states = state.file_states(name, branch)
         blobs = {path: blob for path, (blob, _) in states.items()}
         written = [s for s in subgraphs if rewrite_all or states.get(s.path, (None, None))[1] != fingerprints[s.path]]
         current = {s.path for s in subgraphs}
         removed = sorted(set(states) - current)
-        pg.mark_files_dirty(name, branch, [s.path for s in written])
+        state.mark_files_dirty(name, branch, [s.path for s in written])
         for start in range(0, len(written), _FILES_PER_WRITE):
             work.update(graph.replace_files(name, branch, written[start : start + _FILES_PER_WRITE]))
-            report("write", min(start + _FILES_PER_WRITE, len(written)), len(written))
+            run.report("write", min(start + _FILES_PER_WRITE, len(written)), len(written))
         # The graph is asked, not the states: a crashed run may have left files they miss.
         removed = sorted(set(removed) | set(graph.files_except(name, branch, current)))
         work.update(graph.delete_files(name, branch, removed))
@@ -347,15 +376,17 @@ def _write_graph(
     work["edges_re_resolved"] = sum(len(s.edges) for s in re_resolved)
     work["nodes_written"] = sum(len(s.nodes) for s in written)
     work["edges_written"] = sum(len(s.edges) for s in written)
-    states = [(s.path, blob_of[s.path], fingerprints[s.path]) for s in written]
-    return written, removed, states
+    states_to_record = [(s.path, blob_of[s.path], fingerprints[s.path]) for s in written]
+    return _Written(written, removed, states_to_record, work)
 
 
 def _file_blob(subgraph: FileSubgraph) -> str:
-    return next(n.props["blob_sha"] for n in subgraph.nodes if n.label == "File")
+    return str(next(n.props["blob_sha"] for n in subgraph.nodes if n.label == "File"))
 
 
-def _count(subgraphs: list[FileSubgraph], summary: IngestSummary) -> None:
+def _counts(subgraphs: list[FileSubgraph]) -> tuple[dict[str, int], dict[str, int], dict[str, int], float]:
+    """Nodes by label, edges by type, dangling edges by reason, and the unresolved-reference
+    rate (dangling in-repo references / all in-repo references)."""
     nodes: Counter[str] = Counter()
     edges: Counter[str] = Counter()
     reasons = {}
@@ -367,37 +398,27 @@ def _count(subgraphs: list[FileSubgraph], summary: IngestSummary) -> None:
     dangling: Counter[str] = Counter(reasons[e.dst] for s in subgraphs for e in s.edges if not e.resolved)
     resolved = sum(1 for s in subgraphs for e in s.edges if e.resolved and e.type in REFERENCE_EDGE_TYPES)
     in_repo = resolved + dangling["unresolved"]
-    summary.nodes = dict(sorted(nodes.items()))
-    summary.edges = dict(sorted(edges.items()))
-    summary.dangling = dict(sorted(dangling.items()))
-    summary.unresolved_rate = round(dangling["unresolved"] / in_repo, 4) if in_repo else 0.0
+    rate = round(dangling["unresolved"] / in_repo, 4) if in_repo else 0.0
+    return dict(sorted(nodes.items())), dict(sorted(edges.items())), dict(sorted(dangling.items())), rate
 
 
 def _embed(
-    repo: Repo,
-    pg: PgStore,
-    embedder: Embedder | None,
-    name: str,
-    branch: str,
-    written: list[FileSubgraph],
-    removed: list[str],
-    renamed: dict[str, str],
-    whole_branch: bool,
-    summary: IngestSummary,
-    report: Progress,
-) -> None:
-    """Vector rows for the symbols of the written files. Texts already embedded are reused,
-    and an unchanged symbol of a renamed file keeps its vector (its text differs only in the
-    path and qualname), so a rename costs no embedding calls."""
+    run: _Run, written: list[FileSubgraph], removed: list[str], renamed: dict[str, str], whole_branch: bool
+) -> dict[str, int]:
+    """Vector rows for the symbols of the written files; returns how many embeddings were
+    computed, reused and carried. Texts already embedded are reused, and an unchanged symbol
+    of a renamed file keeps its vector (its text differs only in the path and qualname), so a
+    rename costs no embedding calls."""
+    store, embedder, name, branch = run.stores.rows, run.stores.embedder, run.name, run.branch
     scope = None if whole_branch else [s.path for s in written] + removed
     if embedder is None:
         # Graph only: the branch keeps no vector rows that would describe an older commit.
-        pg.replace_node_embeddings(name, branch, [], scope)
-        return
+        store.replace_node_embeddings(name, branch, [], scope)
+        return {"computed": 0, "reused": 0, "carried": 0}
     rows: list[NodeEmbeddingRow] = []
     pending: dict[str, str] = {}
     for s in written:
-        lines = git.read_blob(repo, _file_blob(s)).decode("utf-8").splitlines()
+        lines = git.read_blob(run.repo, _file_blob(s)).decode("utf-8").splitlines()
         for n in s.nodes:
             if n.label not in SYMBOL_LABELS:
                 continue
@@ -420,19 +441,23 @@ def _embed(
                     p["start_line"], p["end_line"], bool(p.get("has_conflict")),
                 )
             )
-    missing = pg.missing_content_keys(pending)
+    missing = store.missing_content_keys(pending)
     renamed_from = {new: old for old, new in renamed.items()}
-    moves = [(renamed_from[r.path], r.label, r.symbol_hash, r.content_key) for r in rows if r.path in renamed_from and r.content_key in missing]
-    carried = pg.carry_vectors(name, branch, embedder.model_id, moves)
-    missing = sorted(missing - carried)
-    for start in range(0, len(missing), _TEXTS_PER_EMBED):
-        keys = missing[start : start + _TEXTS_PER_EMBED]
+    moves = [
+        (renamed_from[r.path], r.label, r.symbol_hash or "", r.content_key)
+        for r in rows
+        if r.path in renamed_from and r.content_key in missing
+    ]
+    carried = store.carry_vectors(name, branch, embedder.model_id, moves)
+    to_embed = sorted(missing - carried)
+    for start in range(0, len(to_embed), _TEXTS_PER_EMBED):
+        keys = to_embed[start : start + _TEXTS_PER_EMBED]
         vectors = embedder.embed([pending[k] for k in keys])
-        pg.put_embeddings(embedder.model_id, list(zip(keys, vectors)))
-        report("embed", min(start + _TEXTS_PER_EMBED, len(missing)), len(missing))
-    if missing or carried:
-        pg.ensure_vector_index(embedder.model_id, embedder.dims)
-    summary.embeddings = {"computed": len(missing), "reused": len(pending) - len(missing) - len(carried), "carried": len(carried)}
-    pg.replace_node_embeddings(name, branch, rows, scope)
+        store.put_embeddings(embedder.model_id, list(zip(keys, vectors)))
+        run.report("embed", min(start + _TEXTS_PER_EMBED, len(to_embed)), len(to_embed))
+    if to_embed or carried:
+        store.ensure_vector_index(embedder.model_id, embedder.dims)
+    store.replace_node_embeddings(name, branch, rows, scope)
     if whole_branch or len(rows) > _ROWS_BEFORE_ANALYZE:
-        pg.refresh_statistics()
+        store.refresh_statistics()
+    return {"computed": len(to_embed), "reused": len(pending) - len(to_embed) - len(carried), "carried": len(carried)}

@@ -1,12 +1,10 @@
-"""Python module naming and test conventions: pure functions of a path or a name."""
+"""Python module naming for the resolver: pure functions of a path or a name."""
 
 from __future__ import annotations
 
 import builtins
-import sys
 
 BUILTIN_NAMES = frozenset(dir(builtins))
-STDLIB_MODULES = frozenset(sys.stdlib_module_names)
 
 
 def module_name(path: str) -> str:
@@ -46,8 +44,3 @@ def absolute_module(importer_path: str, written: str) -> str:
     if level > 1:
         base = base[: len(base) - (level - 1)] if level - 1 <= len(base) else []
     return ".".join([*base, rest] if rest else base)
-
-
-def is_pytest_file(path: str) -> bool:
-    name = path.rsplit("/", 1)[-1]
-    return (name.startswith("test_") or name.endswith("_test.py")) and name.endswith(".py")

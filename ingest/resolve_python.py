@@ -17,18 +17,11 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-from branchgraph.graph.model import Edge, FileSubgraph, Node, node_id
-from branchgraph.ingest.extract import Definition, ParsedFile, conflict_extents
-from branchgraph.ingest.python_modules import (
-    BUILTIN_NAMES,
-    absolute_module,
-    is_pytest_file,
-    module_name,
-    package_of,
-)
-
-REASON_EXTERNAL = "external"
-REASON_UNRESOLVED = "unresolved"
+from branchgraph.core.extract import Definition, Import
+from branchgraph.core.languages.python import is_test_file
+from branchgraph.core.model import Edge, FileSubgraph, node_id
+from branchgraph.ingest.python_modules import BUILTIN_NAMES, absolute_module, module_name, package_of
+from branchgraph.ingest.subgraphs import ParsedSource, SubgraphEmitter, SymbolNode, Target
 
 _DOTTED = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
 _CONSTRUCTED = re.compile(r"^([A-Za-z_][\w.]*)\(.*\)\.([A-Za-z_][\w.]*)$")
@@ -36,21 +29,7 @@ _TYPE_NAME = re.compile(r"[A-Za-z_][\w.]*")
 # A call on a literal ("".join, [].append, {}.get) is a builtin type's method.
 _LITERAL_RECEIVER = re.compile(r"""^([rbfuRBFU]{0,2}["']|[\[{]|\d)""")
 _TYPE_KEYWORDS = frozenset({"None", "True", "False"})
-_MAX_DOCSTRING = 2000
 _MAX_BASE_DEPTH = 25
-
-
-@dataclass(slots=True)
-class SourceFile:
-    """A parsed file of the commit, as the resolver needs it."""
-
-    path: str
-    blob_sha: str
-    parsed: ParsedFile
-
-    @property
-    def conflict_lines(self) -> list[int]:
-        return self.parsed.conflict_lines
 
 
 @dataclass(eq=False, slots=True)
@@ -58,7 +37,7 @@ class _Symbol:
     id: str
     label: str
     qualname: str
-    file: SourceFile
+    file: ParsedSource
     index: int
     is_test: bool = False
 
@@ -102,12 +81,12 @@ _Binding = tuple
 class PythonResolver:
     """Resolves all Python files of one commit of one branch."""
 
-    def __init__(self, repo: str, branch: str, files: list[SourceFile]):
+    def __init__(self, repo: str, branch: str, files: list[ParsedSource]):
         self.repo = repo
         self.branch = branch
         self.files = files
         self._files_by_path = {f.path: f for f in files}
-        self.modules: dict[str, SourceFile] = {}
+        self.modules: dict[str, ParsedSource] = {}
         for f in sorted(files, key=lambda f: f.path.endswith(".pyi")):
             self.modules.setdefault(module_name(f.path), f)
         # Every dotted prefix of an in-repo module, so `import a.b` binds a known `a`.
@@ -124,7 +103,6 @@ class PythonResolver:
         self._in_progress: set[tuple] = set()
         self._bases: dict[str, list[tuple[str, int, _Value]]] = {}
         self.file_ids: dict[str, str] = {}
-        self._unresolved: dict[tuple[str, str], Node] = {}
         self._base_refs: dict[tuple[str, int], list] = {}
         for f in files:
             self._index_file(f)
@@ -134,7 +112,7 @@ class PythonResolver:
 
     # ----- indexing -------------------------------------------------------------------
 
-    def _index_file(self, f: SourceFile) -> None:
+    def _index_file(self, f: ParsedSource) -> None:
         module = module_name(f.path)
         self.file_ids[f.path] = node_id(self.repo, self.branch, f.path, "File", module)
         defs = f.parsed.definitions
@@ -177,7 +155,7 @@ class PythonResolver:
             return
         table[name] = binding
 
-    def _bind_import(self, f: SourceFile, imp) -> None:
+    def _bind_import(self, f: ParsedSource, imp: Import) -> None:
         if imp.name is None:
             target = absolute_module(f.path, imp.module)
             if imp.alias:
@@ -192,7 +170,7 @@ class PythonResolver:
             return
         self._bind(f.path, imp.scope, imp.alias or imp.name, ("from", module, imp.name))
 
-    def _find_module(self, f: SourceFile, written: str) -> str:
+    def _find_module(self, f: ParsedSource, written: str) -> str:
         """Absolute module name; a bare name that is not in the repo but is a sibling of the
         importer resolves to the sibling (scripts and test dirs put their folder on sys.path)."""
         target = absolute_module(f.path, written)
@@ -210,14 +188,14 @@ class PythonResolver:
         if symbol.label == "Method":
             owner = self.symbols[(symbol.file.path, d.parent)]
             return self._is_test_class(owner, set())
-        return d.parent is None and is_pytest_file(symbol.file.path)
+        return d.parent is None and is_test_file(symbol.file.path)
 
     def _is_test_class(self, symbol: _Symbol, seen: set[str]) -> bool:
         if symbol.id in seen or len(seen) > _MAX_BASE_DEPTH:
             return False
         seen.add(symbol.id)
         d = symbol.definition
-        if d.parent is None and d.name.startswith("Test") and is_pytest_file(symbol.file.path):
+        if d.parent is None and d.name.startswith("Test") and is_test_file(symbol.file.path):
             return True
         for raw, _line, value in self._class_bases(symbol):
             if raw.rsplit(".", 1)[-1].endswith("TestCase"):
@@ -412,85 +390,40 @@ class PythonResolver:
             scope = defs[scope].parent
         return None
 
-    def _file(self, path: str) -> SourceFile:
+    def _file(self, path: str) -> ParsedSource:
         return self._files_by_path[path]
 
     # ----- graph output ---------------------------------------------------------------
 
     def build(self) -> list[FileSubgraph]:
         """Nodes and owned edges for every file."""
-        graphs = {f.path: FileSubgraph(f.path, [], [], []) for f in self.files}
+        emitter = SubgraphEmitter(self.repo, self.branch, self.files)
         for f in self.files:
-            self._emit_file(f, graphs)
-        for g in graphs.values():
-            g.edges = _dedupe(g.edges)
-            g.unresolved = list({n.id: n for n in g.unresolved}.values())
-        return list(graphs.values())
+            self._emit_file(f, emitter)
+        return emitter.subgraphs()
 
-    def _emit_file(self, f: SourceFile, graphs: dict[str, FileSubgraph]) -> None:
-        g = graphs[f.path]
-        module = module_name(f.path)
+    def _emit_file(self, f: ParsedSource, out: SubgraphEmitter) -> None:
         file_id = self.file_ids[f.path]
-        g.nodes.append(
-            Node(
-                file_id,
-                "File",
-                f.path,
-                {
-                    "name": f.path.rsplit("/", 1)[-1],
-                    "qualname": module,
-                    "language": f.parsed.language,
-                    "blob_sha": f.blob_sha,
-                    "has_conflict": bool(f.conflict_lines),
-                    "parse_errors": f.parsed.parse_errors,
-                    "docstring": f.parsed.docstring[:_MAX_DOCSTRING],
-                    "line_count": f.parsed.line_count,
-                },
-            )
-        )
+        file_target = Target(file_id, "File")
+        out.file(f, file_id, module_name(f.path))
         defs = f.parsed.definitions
-        extents = conflict_extents(defs, f.parsed.line_count) if f.conflict_lines else []
-        for index, d in enumerate(defs):
-            symbol = self.symbols[(f.path, index)]
-            g.nodes.append(
-                Node(
-                    symbol.id,
-                    symbol.label,
-                    f.path,
-                    {
-                        "name": d.name,
-                        "qualname": symbol.qualname,
-                        "start_line": d.start_line,
-                        "end_line": d.end_line,
-                        "content_hash": d.content_hash,
-                        "signature": d.signature,
-                        "docstring": d.docstring[:_MAX_DOCSTRING],
-                        "decorators": list(d.decorators),
-                        "is_test": symbol.is_test,
-                        "has_conflict": bool(f.conflict_lines)
-                        and any(d.start_line <= line <= extents[index] for line in f.conflict_lines),
-                    },
-                )
-            )
-            if d.parent is None:
-                g.edges.append(Edge(file_id, "File", "DEFINES", symbol.id, symbol.label))
-            else:
-                parent = self.symbols[(f.path, d.parent)]
-                g.edges.append(Edge(parent.id, parent.label, "DEFINES", symbol.id, symbol.label))
+        symbols = [self.symbols[(f.path, index)] for index in range(len(defs))]
+        out.definitions(f, [SymbolNode(s.id, s.label, s.qualname, s.is_test) for s in symbols], file_id)
+        for symbol in symbols:
             if symbol.label == "Class":
                 for raw, line, base in self._class_bases(symbol):
-                    self._emit_reference(g, symbol.id, "Class", "INHERITS_FROM", raw, line, base, ("Class",))
+                    self._emit_reference(out, f.path, Target(symbol.id, "Class"), "INHERITS_FROM", raw, line, base, ("Class",))
 
         for imp in f.parsed.imports:
-            self._emit_import(g, f, file_id, imp)
+            self._emit_import(out, f, file_target, imp)
 
         for ref in f.parsed.references:
-            src_id, src_label = self._source(f, ref.scope, file_id)
+            source = self._source(f, ref.scope, file_target)
             if ref.kind == "call":
                 value = self._resolve_dotted(f.path, ref.scope, ref.raw)
-                edge = self._emit_reference(g, src_id, src_label, "CALLS", ref.raw, ref.line, value, ("Class", "Function", "Method"))
+                edge = self._emit_reference(out, f.path, source, "CALLS", ref.raw, ref.line, value, ("Class", "Function", "Method"))
                 if edge.resolved and ref.scope is not None:
-                    self._emit_tested_by(graphs, f, ref.scope, edge)
+                    self._emit_tested_by(out, f, ref.scope, edge)
             elif ref.kind in ("param_type", "return_type"):
                 edge_type = "PARAM_TYPE" if ref.kind == "param_type" else "RETURNS_TYPE"
                 scope = defs[ref.scope].parent if ref.scope is not None else None
@@ -498,15 +431,15 @@ class PythonResolver:
                     if name in _TYPE_KEYWORDS:
                         continue
                     value = self._resolve_dotted(f.path, scope, name)
-                    self._emit_reference(g, src_id, src_label, edge_type, name, ref.line, value, ("Class", "Interface"))
+                    self._emit_reference(out, f.path, source, edge_type, name, ref.line, value, ("Class", "Interface"))
 
-    def _source(self, f: SourceFile, scope: int | None, file_id: str) -> tuple[str, str]:
+    def _source(self, f: ParsedSource, scope: int | None, file_target: Target) -> Target:
         if scope is None:
-            return file_id, "File"
+            return file_target
         symbol = self.symbols[(f.path, scope)]
-        return symbol.id, symbol.label
+        return Target(symbol.id, symbol.label)
 
-    def _emit_import(self, g: FileSubgraph, f: SourceFile, file_id: str, imp) -> None:
+    def _emit_import(self, out: SubgraphEmitter, f: ParsedSource, file_target: Target, imp: Import) -> None:
         if imp.name is None:
             target = absolute_module(f.path, imp.module)
             raw = imp.module
@@ -523,72 +456,45 @@ class PythonResolver:
                 if isinstance(value, (_Inst, _Var)):
                     # `from m import CONSTANT`: a name that is no symbol node imports its module.
                     value = _Mod(module)
-        self._emit_reference(g, file_id, "File", "IMPORTS", raw, imp.line, value, ("File", "Class", "Function", "Interface"))
+        self._emit_reference(out, f.path, file_target, "IMPORTS", raw, imp.line, value, ("File", "Class", "Function", "Interface"))
 
-    def _emit_reference(self, g, src_id, src_label, edge_type, raw, line, value: _Value, target_labels) -> Edge:
-        target = self._target(value, target_labels)
-        if target is not None:
-            edge = Edge(src_id, src_label, edge_type, target[0], target[1], raw=raw, line=line)
-        else:
-            reason = REASON_EXTERNAL if isinstance(value, _Ext) else REASON_UNRESOLVED
-            unresolved_raw = value.name if isinstance(value, _Ext) else raw
-            unresolved = self._unresolved_node(unresolved_raw, reason)
-            g.unresolved.append(unresolved)
-            edge = Edge(src_id, src_label, edge_type, unresolved.id, "Unresolved", raw=raw, line=line, resolved=False)
-        g.edges.append(edge)
-        return edge
+    def _emit_reference(
+        self,
+        out: SubgraphEmitter,
+        path: str,
+        source: Target,
+        edge_type: str,
+        raw: str,
+        line: int,
+        value: _Value,
+        target_labels: tuple[str, ...],
+    ) -> Edge:
+        external = value.name if isinstance(value, _Ext) else None
+        return out.reference(path, source, edge_type, raw, line, self._target(value, target_labels), external=external)
 
-    def _target(self, value: _Value, labels: tuple[str, ...]) -> tuple[str, str] | None:
+    def _target(self, value: _Value, labels: tuple[str, ...]) -> Target | None:
         if isinstance(value, _Sym) and value.symbol.label in labels:
-            return value.symbol.id, value.symbol.label
+            return Target(value.symbol.id, value.symbol.label)
         if isinstance(value, _Mod) and "File" in labels:
             f = self.modules.get(value.name)
             if f is not None:
-                return self.file_ids[f.path], "File"
+                return Target(self.file_ids[f.path], "File")
         return None
 
-    def _unresolved_node(self, raw: str, reason: str) -> Node:
-        cached = self._unresolved.get((raw, reason))
-        if cached is None:
-            cached = self._unresolved[(raw, reason)] = self._new_unresolved_node(raw, reason)
-        return cached
-
-    def _new_unresolved_node(self, raw: str, reason: str) -> Node:
-        return Node(
-            node_id(self.repo, self.branch, "", "Unresolved", f"{reason}:{raw}"),
-            "Unresolved",
-            "",
-            {"raw": raw, "reason": reason, "name": raw.rsplit(".", 1)[-1]},
-        )
-
-    def _emit_tested_by(self, graphs: dict[str, FileSubgraph], f: SourceFile, scope: int, call: Edge) -> None:
+    def _emit_tested_by(self, out: SubgraphEmitter, f: ParsedSource, scope: int, call: Edge) -> None:
         test = self.symbols[(f.path, scope)]
         if not test.is_test or test.label == "Class":
             return
-        target = self._symbol_by_id(call.dst)
+        target = self._by_id.get(call.dst)
         if target is None or target.is_test or self._in_test_class(target):
             return
-        # Owned by the test's file: it changes when the test changes.
-        graphs[f.path].edges.append(Edge(target.id, target.label, "TESTED_BY", test.id, test.label, raw=call.raw, line=call.line))
+        out.tested_by(f.path, Target(target.id, target.label), Target(test.id, test.label), call.raw, call.line)
 
     def _in_test_class(self, symbol: _Symbol) -> bool:
         parent = symbol.definition.parent
         return parent is not None and self.symbols[(symbol.file.path, parent)].is_test
 
-    def _symbol_by_id(self, symbol_id: str) -> _Symbol | None:
-        return self._by_id.get(symbol_id)
 
-
-def _dedupe(edges: list[Edge]) -> list[Edge]:
-    """Keep one edge per (src, type, dst, raw), with the first use-site line."""
-    kept: dict[tuple, Edge] = {}
-    for e in edges:
-        current = kept.get(e.key)
-        if current is None or (e.line or 0) < (current.line or 0):
-            kept[e.key] = e
-    return list(kept.values())
-
-
-def resolve_python(repo: str, branch: str, files: list[SourceFile]) -> list[FileSubgraph]:
+def resolve_python(repo: str, branch: str, files: list[ParsedSource]) -> list[FileSubgraph]:
     """Resolve a whole commit's Python files into per-file graphs."""
     return PythonResolver(repo, branch, files).build()

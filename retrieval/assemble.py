@@ -8,9 +8,9 @@ import heapq
 from dataclasses import dataclass, field
 from typing import Any
 
-from branchgraph.ingest.extract import conflict_extents
+from branchgraph.core.extract import conflict_extents
 from branchgraph.retrieval.ranking import neighbour_score
-from branchgraph.retrieval.source import BranchSources, SourceFile, Span
+from branchgraph.retrieval.source import BranchSources, FileText, Span
 
 # Kinds whose neighbour is code the entry uses: shown before the entry. The rest (callers,
 # tests) use the entry and come after it.
@@ -36,7 +36,7 @@ class Candidate:
     folded: list[str] = field(default_factory=list)  # qualnames shown inside this item's text
     members: list[dict] | None = None  # a class's direct members from the graph (for outlines)
     tokens: int = 0
-    source: SourceFile | None = field(default=None, repr=False)  # the copy its text came from
+    source: FileText | None = field(default=None, repr=False)  # the copy its text came from
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,7 +133,7 @@ def write_outlines(items: list[Candidate]) -> None:
             c.text = _outline(c, by_path[c.path])
 
 
-def _conflict_span(span: Span, source: SourceFile) -> Span:
+def _conflict_span(span: Span, source: FileText) -> Span:
     """A torn symbol's span reaches to the next definition: its body sits between the conflict
     markers that cut its parse short."""
     defs = source.definitions
@@ -144,7 +144,7 @@ def _conflict_span(span: Span, source: SourceFile) -> Span:
     return span
 
 
-def _relocate(c: Candidate, source: SourceFile, sources: BranchSources, warnings: list[str]) -> SourceFile | None:
+def _relocate(c: Candidate, source: FileText, sources: BranchSources, warnings: list[str]) -> FileText | None:
     """A drifted file: find the symbol again by re-parsing it; when it is gone from the
     working tree, show the indexed version. Either way the item is stale."""
     c.stale = True

@@ -19,14 +19,12 @@ from typing import Any
 
 import numpy as np
 
-from branchgraph.graph.pgstore import PgStore
-from branchgraph.graph.store import GraphStore
-from branchgraph.queries import named_query
 from branchgraph.retrieval.assemble import Candidate, fold_nested, gather, read_texts, reading_order, write_outlines
 from branchgraph.retrieval.budget import estimate_tokens, trim_to_budget
 from branchgraph.retrieval.ranking import SIMILARITY_WEIGHT, RecentPaths, asks_about_support, final_scores
 from branchgraph.retrieval.render import render_context, render_item
 from branchgraph.retrieval.search import SearchHit, search
+from branchgraph.retrieval.session import IndexedBranch, RetrievalStores
 from branchgraph.retrieval.source import BranchSources
 
 DEFAULT_BUDGET_TOKENS = 6000
@@ -97,36 +95,32 @@ class ContextResult:
 
 def build_context(
     query: str,
-    *,
-    repo_name: str,
-    branch: str,
-    indexed_commit: str,
-    behind_commits: int | None,
-    embedder_of_branch: str,
-    pg: PgStore,
-    graph: GraphStore,
-    embedder,
+    branch: IndexedBranch,
+    stores: RetrievalStores,
     sources: BranchSources,
     recent: RecentPaths,
+    *,
     budget_tokens: int = DEFAULT_BUDGET_TOKENS,
     entries: int = DEFAULT_ENTRIES,
 ) -> ContextResult:
     if budget_tokens < 1 or entries < 1:
         raise ValueError("budget_tokens and entries must be positive")
     warnings: list[str] = []
+    embedder = stores.embedder
     query_vector = embedder.embed([query])[0] if embedder is not None else None
     hits = search(
-        query, repo=repo_name, branch=branch, pg=pg, graph=graph, embedder=embedder,
-        embedder_of_branch=embedder_of_branch, k=max(entries * _SEARCH_DEPTH_FACTOR, entries + MATCHES),
-        query_vector=query_vector, indexed_commit=indexed_commit,
+        query, branch, stores, k=max(entries * _SEARCH_DEPTH_FACTOR, entries + MATCHES), query_vector=query_vector
     )
     chosen = _choose_entries(hits, entries, warnings)
-    result = dict(
-        query=query, repo=repo_name, branch=branch, indexed_commit=indexed_commit, behind_commits=behind_commits,
-        budget_tokens=budget_tokens,
+    result: dict[str, Any] = dict(
+        query=query, repo=branch.repo, branch=branch.branch, indexed_commit=branch.indexed_commit,
+        behind_commits=branch.behind_commits, budget_tokens=budget_tokens,
     )
-    if behind_commits:
-        warnings.append(f"the index is {behind_commits} commits behind {branch}; run `branchgraph ingest --branch {branch}`")
+    if branch.behind_commits:
+        warnings.append(
+            f"the index is {branch.behind_commits} commits behind {branch.branch}; "
+            f"run `branchgraph ingest --branch {branch.branch}`"
+        )
     if not chosen:
         warnings.append("nothing in the index matches the query")
         return ContextResult(items=[], order=[], warnings=warnings, tokens=0, **result)
@@ -134,20 +128,18 @@ def build_context(
     top = max(hit.score for hit in hits)
     chosen_ids = {hit.id for hit in chosen}
     matches = [hit for hit in hits if hit.id not in chosen_ids and not hit.has_conflict][:MATCHES]
-    expand = named_query("expand")
-    rows = graph.read_query(
-        expand.text, expand.bind({"repo": repo_name, "branch": branch, "qualnames": sorted({h.qualname for h in chosen})})
-    )
+    rows = stores.graph.expand(branch.repo, branch.branch, [h.qualname for h in chosen])
     candidates, uses, conflicted = gather(
         [(hit, hit.score / top) for hit in chosen], [(hit, hit.score / top) for hit in matches], rows
     )
-    similarity = _similarity(pg, repo_name, branch, embedder, query_vector, list(candidates))
+    similarity = _similarity(stores, branch, query_vector, list(candidates))
     final_scores(
-        candidates, similarity, recent.of(repo_name, sources.repo, indexed_commit), SIMILARITY_WEIGHT, asks_about_support(query)
+        candidates, similarity, recent.of(branch.repo, sources.repo, branch.indexed_commit), SIMILARITY_WEIGHT,
+        asks_about_support(query),
     )
     if conflicted:
         warnings.append(f"{conflicted} related symbols with unresolved merge conflicts were left out")
-    _fetch_members(graph, candidates)
+    _fetch_members(stores, candidates)
     read_texts(candidates, sources, int(budget_tokens * _FULL_CLASS_SHARE), warnings)
     fold_nested(candidates)
     stale = sorted({c.path for c in candidates.values() if c.stale})
@@ -179,24 +171,22 @@ def build_context(
     return ContextResult(items=items, order=reading_order(kept, uses), warnings=warnings, tokens=tokens, **result)
 
 
-def _fetch_members(graph: GraphStore, candidates: dict[str, Candidate]) -> None:
+def _fetch_members(stores: RetrievalStores, candidates: dict[str, Candidate]) -> None:
     """Members of the classes that came from search (expansion rows carry theirs): an outline
     built from them needs no decoding of the file's whole parse (13 ms a django question)."""
     ids = [c.id for c in candidates.values() if c.kind == "Class" and c.members is None]
-    if not ids:
-        return
-    rows = graph.read_query(
-        "UNWIND $ids AS id MATCH (c:Class {id: id}) "
-        "RETURN c.id AS id, [(c)-[:DEFINES]->(m) | {start_line: m.start_line, end_line: m.end_line, signature: m.signature, name: m.name}] AS members",
-        {"ids": ids},
-    )
-    for row in rows:
-        candidates[row["id"]].members = row["members"]
+    for class_id, members in stores.graph.class_members(ids).items():
+        candidates[class_id].members = members
 
 
-def _similarity(pg: PgStore, repo: str, branch: str, embedder, query_vector, ids: list[str]) -> dict[str, float]:
+def _similarity(
+    stores: RetrievalStores, branch: IndexedBranch, query_vector: np.ndarray | None, ids: list[str]
+) -> dict[str, float]:
     """Cosine similarity of each candidate's stored vector to the query's."""
-    vectors = pg.node_vectors(repo, branch, embedder.model_id, embedder.dims, ids)
+    embedder = stores.embedder
+    if embedder is None or query_vector is None:
+        return {}
+    vectors = stores.rows.node_vectors(branch.repo, branch.branch, embedder.model_id, embedder.dims, ids)
     if not vectors:
         return {}
     order = list(vectors)

@@ -10,9 +10,16 @@ times the boosts below.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
-from branchgraph.graph.pgstore import PgStore
-from branchgraph.ingest import git
+from dulwich.repo import Repo
+
+from branchgraph.core import git
+from branchgraph.core.languages import is_generated_path, is_support_path
+from branchgraph.graph.protocols import IndexState
+
+if TYPE_CHECKING:  # assemble imports this module for neighbour scores
+    from branchgraph.retrieval.assemble import Candidate
 
 # What an edge kind says about a neighbour's use to someone reading the entry: the code it
 # calls explains its behaviour best, the types it handles next; callers and tests show use.
@@ -35,16 +42,17 @@ PENALTY = 0.4  # vendored or generated code is rarely what the question is about
 # rank as well lowered it.
 SIMILARITY_WEIGHT = 0.3
 
-# Tests, examples, docs and benchmarks: by directory, or by a test file's name.
-_SUPPORT = re.compile(
-    r"(^|/)(tests?|testing_?utils|examples?|docs?|benchmarks?|bench)/|(^|/)(test_[^/]*|[^/]*_tests?|conftest)\.py$"
-)
+# Tests, examples, docs and benchmarks by directory, in any language; by file name, each
+# language's own test conventions (``core.languages``).
+_SUPPORT_DIRS = re.compile(r"(^|/)(tests?|testing_?utils|examples?|docs?|benchmarks?|bench)/")
 _SUPPORT_WORDS = re.compile(r"\b(tests?|testing|unittests?|pytest|fixtures?|examples?|docs?|documentation|bench\w*)\b", re.IGNORECASE)
 SUPPORT_FACTOR = 0.6
 
+# Vendored or generated code by directory or name, in any language; each language adds its
+# generators' file names (``core.languages``).
 _PENALISED = re.compile(
     r"(^|/)(vendor|vendored|_vendor|third_party|thirdparty|node_modules|site-packages|generated|gen|build|dist)/"
-    r"|(_pb2(_grpc)?\.py|\.min\.js|_generated\.\w+|\.generated\.\w+)$",
+    r"|(\.min\.js|_generated\.\w+|\.generated\.\w+)$",
 )
 
 
@@ -56,8 +64,8 @@ def path_factor(path: str, recent: frozenset[str], about_support: bool = False) 
     """Vendored or generated code down, recently changed code up, and tests, examples and
     docs down unless the question is about them (``about_support``): they show how code is
     used, they are rarely what a question is about."""
-    factor = PENALTY if _PENALISED.search(path) else 1.0
-    if not about_support and _SUPPORT.search(path):
+    factor = PENALTY if _PENALISED.search(path) or is_generated_path(path) else 1.0
+    if not about_support and (_SUPPORT_DIRS.search(path) or is_support_path(path)):
         factor *= SUPPORT_FACTOR
     return factor * (RECENT_BOOST if path in recent else 1.0)
 
@@ -66,7 +74,7 @@ def asks_about_support(query: str) -> bool:
     return bool(_SUPPORT_WORDS.search(query))
 
 
-def final_scores(candidates, similarity: dict[str, float], recent: frozenset[str], weight: float, about_support: bool) -> None:
+def final_scores(candidates: dict[str, Candidate], similarity: dict[str, float], recent: frozenset[str], weight: float, about_support: bool) -> None:
     """Blend each candidate's structural score with its own similarity to the query (scaled
     so the most similar candidate has 1), then apply the path factors. Similarity re-ranks
     what the graph brought in: a callee about the question beats one that is not."""
@@ -81,12 +89,12 @@ class RecentPaths:
     query computed them, else from git history (then stored), and kept in memory for a
     long-running server."""
 
-    def __init__(self, pg: PgStore, days: int = RECENT_DAYS):
+    def __init__(self, pg: IndexState, days: int = RECENT_DAYS):
         self.pg = pg
         self.days = days
         self._memory: dict[tuple[str, str], frozenset[str]] = {}
 
-    def of(self, repo_name: str, repo, commit: str) -> frozenset[str]:
+    def of(self, repo_name: str, repo: Repo, commit: str) -> frozenset[str]:
         key = (repo_name, commit)
         if key not in self._memory:
             stored = self.pg.recent_paths(repo_name, commit, self.days)

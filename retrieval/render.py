@@ -3,7 +3,7 @@ taken over exactly what ``render_item`` prints, so the budget is the budget of t
 
 from __future__ import annotations
 
-from branchgraph.ingest.languages import language_for_path
+from branchgraph.core.languages import language_for_path
 
 
 def render_item(item) -> str:

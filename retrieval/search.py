@@ -12,10 +12,12 @@ from collections import defaultdict
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from branchgraph.errors import BranchgraphError
-from branchgraph.graph.lexical import query_terms
-from branchgraph.graph.pgstore import PgStore
-from branchgraph.graph.store import GraphStore
+import numpy as np
+
+from branchgraph.core.errors import EmbedderMismatch
+from branchgraph.core.lexical import query_terms
+from branchgraph.graph.protocols import NodeRow, SymbolSpan
+from branchgraph.retrieval.session import IndexedBranch, RetrievalStores
 
 # Reciprocal rank fusion constant (Cormack et al.): dampens the head of each list.
 RRF_K = 60
@@ -29,9 +31,6 @@ _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _SYMBOL_LABELS = ("Class", "Function", "Method", "Interface")
 MODES = ("hybrid", "dense", "lexical")
 
-
-class EmbedderMismatch(BranchgraphError):
-    """The query would be embedded by another model than the branch's vectors."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,17 +55,12 @@ class SearchHit:
 
 def search(
     query: str,
+    branch: IndexedBranch,
+    stores: RetrievalStores,
     *,
-    repo: str,
-    branch: str,
-    pg: PgStore,
-    graph: GraphStore,
-    embedder,
-    embedder_of_branch: str,
     k: int = 10,
     mode: str = "hybrid",
-    query_vector=None,
-    indexed_commit: str | None = None,
+    query_vector: np.ndarray | None = None,
 ) -> list[SearchHit]:
     """The ``k`` best entry symbols of a branch for a natural-language or identifier query.
 
@@ -74,28 +68,32 @@ def search(
     """
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}")
+    embedder = stores.embedder
     if embedder is None:
         raise EmbedderMismatch("search needs an embedder; this configuration has BRANCHGRAPH_EMBEDDER=none")
     current = f"{embedder.model_id}/{embedder.dims}"
-    if embedder_of_branch != current:
+    if branch.embedder != current:
         raise EmbedderMismatch(
-            f"{branch!r} was embedded with {embedder_of_branch}, but the configured embedder is {current}; "
+            f"{branch.branch!r} was embedded with {branch.embedder}, but the configured embedder is {current}; "
             "set BRANCHGRAPH_EMBEDDER to match, or re-ingest the branch with --full"
         )
     depth = max(k * CANDIDATES_PER_RESULT, 20)
-    if query_vector is None and mode != "lexical":
-        query_vector = embedder.embed([query])[0]
-    dense = pg.dense_search(repo, branch, embedder.model_id, query_vector, depth) if mode != "lexical" else []
-    terms = query_terms(query)
-    if indexed_commit is not None and mode != "dense":
-        common = pg.common_terms(repo, branch, indexed_commit, COMMON_TERM_SHARE, COMMON_TERM_FLOOR)
+    rows_store = stores.rows
+    dense = []
+    if mode != "lexical":
+        if query_vector is None:
+            query_vector = embedder.embed([query])[0]
+        dense = rows_store.dense_search(branch.repo, branch.branch, embedder.model_id, query_vector, depth)
+    lexical = []
+    if mode != "dense":
+        common = rows_store.common_terms(branch.repo, branch.branch, branch.indexed_commit, COMMON_TERM_SHARE, COMMON_TERM_FLOOR)
         # Keep the query's rarest terms when every one of them is common.
-        terms = [t for t in terms if t not in common] or terms
-    lexical = pg.lexical_search(repo, branch, terms, depth) if mode != "dense" else []
+        terms = [t for t in query_terms(query) if t not in common] or query_terms(query)
+        lexical = rows_store.lexical_search(branch.repo, branch.branch, terms, depth)
 
     fused: dict[str, float] = defaultdict(float)
     ranks: dict[str, dict[str, int]] = defaultdict(dict)
-    rows = {}
+    rows: dict[str, NodeRow] = {}
     for source, hits in (("dense", dense), ("lexical", lexical)):
         for rank, (node_id, _, row) in enumerate(hits, 1):
             fused[node_id] += 1.0 / (RRF_K + rank)
@@ -106,39 +104,35 @@ def search(
     for node_id in exact if mode == "hybrid" else ():
         # As if first in a third list: an identifier written in the query is a strong signal.
         fused[node_id] += 1.0 / (RRF_K + 1)
-    best = [node_id for node_id in sorted(fused, key=lambda i: (-fused[i], rows[i].qualname if i in rows else i)) if node_id in rows][:k]
-    # Rows written before PostgreSQL kept spans ask the graph for them.
-    spans = _spans(graph, {i: rows[i].label for i in best if rows[i].start_line is None})
-    spans.update({i: (rows[i].start_line, rows[i].end_line, bool(rows[i].has_conflict)) for i in best if rows[i].start_line is not None})
-    missing = (None, None, False)
+    best = sorted(fused, key=lambda i: (-fused[i], rows[i].qualname))[:k]
     return [
         SearchHit(
             id=node_id,
             kind=rows[node_id].label,
             qualname=rows[node_id].qualname,
             path=rows[node_id].path,
-            start_line=spans.get(node_id, missing)[0],
-            end_line=spans.get(node_id, missing)[1],
+            start_line=span.start_line if span else None,
+            end_line=span.end_line if span else None,
             score=round(fused[node_id], 6),
             dense_rank=ranks[node_id].get("dense"),
             lexical_rank=ranks[node_id].get("lexical"),
             exact=node_id in exact,
-            has_conflict=spans.get(node_id, missing)[2],
+            has_conflict=span.has_conflict if span else False,
         )
-        for node_id in best
+        for node_id, span in zip(best, _spans(stores, best, rows))
     ]
 
 
-def _spans(graph: GraphStore, labels: dict[str, str]) -> dict[str, tuple[int, int, bool]]:
-    """Line spans and conflict flags from the graph (spans change with edits that keep the
-    embedding), in one round trip: each branch of the union is an id-index seek."""
-    ids = [node_id for node_id, label in labels.items() if label in _SYMBOL_LABELS]
-    if not ids:
-        return {}
-    rows = graph.read_query(
-        "UNWIND $ids AS id CALL (id) { MATCH (n:Function {id: id}) RETURN n UNION MATCH (n:Method {id: id}) RETURN n "
-        "UNION MATCH (n:Class {id: id}) RETURN n UNION MATCH (n:Interface {id: id}) RETURN n } "
-        "RETURN n.id AS id, n.start_line AS s, n.end_line AS e, coalesce(n.has_conflict, false) AS c",
-        {"ids": ids},
-    )
-    return {r["id"]: (r["s"], r["e"], r["c"]) for r in rows}
+def _spans(stores: RetrievalStores, ids: list[str], rows: dict[str, NodeRow]) -> list[SymbolSpan | None]:
+    """Each hit's span and conflict flag: from its node row, or, for rows written before
+    PostgreSQL kept spans, from the graph (one round trip for all of them)."""
+    legacy = [i for i in ids if rows[i].start_line is None and rows[i].label in _SYMBOL_LABELS]
+    from_graph = stores.graph.symbol_spans(legacy) if legacy else {}
+    out: list[SymbolSpan | None] = []
+    for i in ids:
+        row = rows[i]
+        if row.start_line is not None and row.end_line is not None:
+            out.append(SymbolSpan(row.start_line, row.end_line, bool(row.has_conflict)))
+        else:
+            out.append(from_graph.get(i))
+    return out

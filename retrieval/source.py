@@ -15,15 +15,14 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
-from branchgraph.errors import BranchgraphError
-from branchgraph.graph.pgstore import PgStore
-from branchgraph.ingest import git
-from branchgraph.ingest.extract import EXTRACTOR_VERSION, Definition, decode_parsed, extract
-from branchgraph.ingest.languages import language_for_path
+from branchgraph.core.errors import BranchgraphError, OutsideRepository
+from branchgraph.graph.protocols import ParseCache, RetrievalSource
+from dulwich.repo import Repo
 
+from branchgraph.core import git
+from branchgraph.core.extract import EXTRACTOR_VERSION, Definition, decode_parsed, extract
+from branchgraph.core.languages import language_for_path
 
-class OutsideRepository(BranchgraphError):
-    """A path would resolve outside the repository."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,12 +32,14 @@ class Span:
 
 
 @dataclass
-class SourceFile:
+class FileText:
+    """One file of a branch as retrieval reads it: its bytes, and whether they drifted from the indexed blob."""
+
     path: str
     data: bytes
     blob_sha: str | None  # the indexed blob; None when the index has no record of the file
     drifted: bool  # the working-tree copy differs from the indexed blob
-    pg: PgStore
+    parses: ParseCache
 
     @cached_property
     def lines(self) -> list[str]:
@@ -54,7 +55,7 @@ class SourceFile:
         if language is None:
             return []
         if not self.drifted and self.blob_sha:
-            cached = self.pg.cached_parses([self.blob_sha], language.name, EXTRACTOR_VERSION)
+            cached = self.parses.cached_parses([self.blob_sha], language.name, EXTRACTOR_VERSION)
             if self.blob_sha in cached:
                 return decode_parsed(cached[self.blob_sha]).definitions
         return extract(language.name, self.data).definitions
@@ -89,14 +90,14 @@ class SourceFile:
 class BranchSources:
     """Reads files of one indexed branch for context assembly."""
 
-    def __init__(self, repo, root: Path, repo_name: str, branch: str, pg: PgStore):
+    def __init__(self, repo: Repo, root: Path, repo_name: str, branch: str, pg: RetrievalSource):
         self.repo = repo
         self.root = root.resolve()
         self.repo_name = repo_name
         self.branch = branch
         self.pg = pg
         self.checked_out = _checked_out(repo, branch)
-        self._files: dict[str, SourceFile | None] = {}
+        self._files: dict[str, FileText | None] = {}
         self._blobs: dict[str, str] = {}
 
     def prefetch(self, paths: list[str]) -> None:
@@ -105,30 +106,30 @@ class BranchSources:
         if missing:
             self._blobs.update(self.pg.file_blobs(self.repo_name, self.branch, missing))
 
-    def file(self, path: str) -> SourceFile | None:
+    def file(self, path: str) -> FileText | None:
         """The file as indexed (or its drifted working-tree copy); None when unreadable."""
         if path not in self._files:
             self._files[path] = self._read(path)
         return self._files[path]
 
-    def indexed_copy(self, path: str) -> SourceFile | None:
+    def indexed_copy(self, path: str) -> FileText | None:
         """The file exactly as indexed, from its git blob."""
         blob = self._blobs.get(path)
         if not blob:
             return None
         try:
-            return SourceFile(path, git.read_blob(self.repo, blob), blob, False, self.pg)
+            return FileText(path, git.read_blob(self.repo, blob), blob, False, self.pg)
         except KeyError:
             return None
 
-    def _read(self, path: str) -> SourceFile | None:
+    def _read(self, path: str) -> FileText | None:
         self.prefetch([path])
         blob = self._blobs.get(path)
         if self.checked_out:
             on_disk = self.working_tree_path(path)
             if on_disk.is_file():
                 data = on_disk.read_bytes()
-                return SourceFile(path, data, blob, git.git_blob_sha(data) != blob, self.pg)
+                return FileText(path, data, blob, git.git_blob_sha(data) != blob, self.pg)
         return self.indexed_copy(path)
 
     def working_tree_path(self, path: str) -> Path:
@@ -142,7 +143,7 @@ class BranchSources:
         return resolved
 
 
-def _checked_out(repo, branch: str) -> bool:
+def _checked_out(repo: Repo, branch: str) -> bool:
     """Whether the working tree holds ``branch`` (never for a bare repository)."""
     if repo.bare:
         return False

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from branchgraph.config import DEFAULT_NEO4J_URI, Config
-from branchgraph.errors import StoreUnavailable
+from branchgraph.core.config import DEFAULT_NEO4J_URI, Config
+from branchgraph.core.errors import StoreUnavailable
 from gitrepo import commit_files, init_repo, read_tree
 
 FIXTURES = Path(__file__).parent / "fixtures"

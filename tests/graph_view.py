@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from branchgraph.graph.model import FileSubgraph
+from branchgraph.core.model import FileSubgraph
 
 
 def _name(props: dict) -> str:

@@ -15,7 +15,7 @@ from click.testing import CliRunner
 
 from branchgraph import api
 from branchgraph.cli import cli
-from branchgraph.graph.pgstore import IngestLocked
+from branchgraph import IngestLocked
 from gitrepo import commit_files, init_repo
 
 pytestmark = [pytest.mark.neo4j, pytest.mark.postgres]

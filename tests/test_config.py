@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from branchgraph.config import DEFAULT_NEO4J_URI, Config
-from branchgraph.errors import ConfigError
+from branchgraph.core.config import DEFAULT_NEO4J_URI, Config
+from branchgraph.core.errors import ConfigError
 
 
 def test_defaults_mean_local_services(tmp_path: Path):

@@ -11,7 +11,8 @@ from click.testing import CliRunner
 
 from branchgraph import api
 from branchgraph.cli import cli
-from branchgraph.retrieval.source import BranchSources, OutsideRepository
+from branchgraph import OutsideRepository
+from branchgraph.retrieval.source import BranchSources
 from conftest import FIXTURES
 from gitrepo import commit_files, read_tree
 
@@ -238,7 +239,7 @@ def test_the_json_document_and_markdown_from_the_cli(indexed_shop, config, monke
 
 
 def test_recent_changes_rank_higher_and_are_cached_per_commit(indexed_shop, config, pg_store):
-    from branchgraph.ingest import git
+    from branchgraph.core import git
     from branchgraph.retrieval.ranking import RecentPaths, path_factor
 
     record = pg_store.branch_record(indexed_shop.name, "main")
@@ -251,7 +252,7 @@ def test_recent_changes_rank_higher_and_are_cached_per_commit(indexed_shop, conf
 
 
 def test_paths_outside_the_repository_are_never_read(shop_repo, pg_store, tmp_path):
-    from branchgraph.ingest import git
+    from branchgraph.core import git
 
     outside = tmp_path / "secret.py"
     outside.write_text("password = 1\n")

@@ -1,6 +1,6 @@
 """Extraction: the generic capture loop over the Python tag query."""
 
-from branchgraph.ingest.extract import extract
+from branchgraph.core.extract import extract
 
 SOURCE = b'''"""Module doc."""
 import os.path as osp
@@ -100,7 +100,7 @@ def test_deeply_nested_source_does_not_crash():
 
 
 def test_parse_cache_encoding_round_trips():
-    from branchgraph.ingest.extract import decode_parsed, encode_parsed
+    from branchgraph.core.extract import decode_parsed, encode_parsed
 
     parsed = extract("python", SOURCE + b"<<<<<<< HEAD\nx = 1\n=======\nx = 2\n>>>>>>> b\n")
     again = decode_parsed(encode_parsed(parsed))

@@ -3,10 +3,10 @@
 import numpy as np
 import pytest
 
-from branchgraph.graph.lexical import lexical_text, split_identifier
-from branchgraph.ingest.embed.hashing import HashingEmbedder
-from branchgraph.ingest.embed.text import MAX_BODY_CHARS, enriched_text
-from branchgraph.ingest.files import (
+from branchgraph.core.lexical import lexical_text, split_identifier
+from branchgraph.core.embed.hashing import HashingEmbedder
+from branchgraph.core.embed.text import MAX_BODY_CHARS, enriched_text
+from branchgraph.core.files import (
     SKIP_BINARY,
     SKIP_LFS_POINTER,
     SKIP_NOT_UTF8,
@@ -15,8 +15,9 @@ from branchgraph.ingest.files import (
     classify,
     conflict_marker_lines,
 )
-from branchgraph.ingest.languages import language_for_path
-from branchgraph.ingest.python_modules import absolute_module, is_pytest_file, module_name
+from branchgraph.core.languages import language_for_path
+from branchgraph.core.languages.python import is_test_file as is_pytest_file
+from branchgraph.ingest.python_modules import absolute_module, module_name
 
 
 @pytest.mark.parametrize(

@@ -15,7 +15,7 @@ import pytest
 import uvicorn
 
 from branchgraph import api
-from branchgraph.errors import BranchgraphError
+from branchgraph.core.errors import BranchgraphError
 from branchgraph.http_api import create_app, serve
 from conftest import FIXTURES
 from gitrepo import read_tree

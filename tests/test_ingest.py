@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from branchgraph import api
-from branchgraph.errors import GitError, ReadOnlyViolation
+from branchgraph.core.errors import GitError, ReadOnlyViolation
 from expected_shop import EDGES, FILES, SYMBOLS, UNRESOLVED
 from gitrepo import Symlink, commit_files, init_repo
 from graph_view import stored_edge_count, stored_edges
@@ -177,7 +177,7 @@ def test_unknown_branch_is_a_clear_error(shop_repo: Path, config):
 
 
 def test_embedded_postgres_default_lives_in_the_index_dir(shop_repo: Path, neo4j_uri, graph_store):
-    from branchgraph.config import Config
+    from branchgraph.core.config import Config
 
     config = Config(neo4j_uri=neo4j_uri, embedder="hashing")
     summary = api.ingest(shop_repo, config=config)
@@ -228,7 +228,7 @@ def test_named_queries_answer_impact_questions(shop_repo: Path, config):
 
 
 def test_named_query_parameters_are_checked():
-    from branchgraph.queries import UnknownQuery
+    from branchgraph import UnknownQuery
 
     with pytest.raises(UnknownQuery, match="needs --param for qualname"):
         api.run_named_query("callers", {"repo": "r", "branch": "b"})

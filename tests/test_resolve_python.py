@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from branchgraph.ingest.extract import extract
-from branchgraph.ingest.resolve_python import SourceFile, resolve_python
+from branchgraph.core.extract import extract
+from branchgraph.ingest.resolve_python import resolve_python
+from branchgraph.ingest.subgraphs import ParsedSource
 from expected_shop import EDGES, FILES, SYMBOLS, UNRESOLVED
 from graph_view import edges_of_subgraphs, symbols_of_subgraphs, unresolved_of_subgraphs
 
 
 def resolve(sources: dict[str, bytes], branch: str = "main", repo: str = "shop"):
-    files = [SourceFile(path, f"blob-{path}", extract("python", data)) for path, data in sources.items()]
+    files = [ParsedSource(path, f"blob-{path}", extract("python", data)) for path, data in sources.items()]
     return resolve_python(repo, branch, files)
 
 

@@ -10,8 +10,8 @@ from click.testing import CliRunner
 
 from branchgraph import api
 from branchgraph.cli import cli
-from branchgraph.errors import NotIndexed
-from branchgraph.retrieval.search import EmbedderMismatch
+from branchgraph.core.errors import NotIndexed
+from branchgraph import EmbedderMismatch
 
 pytestmark = [pytest.mark.neo4j, pytest.mark.postgres]
 
@@ -74,8 +74,8 @@ def test_the_vector_index_scan_is_not_starved_by_other_branches(indexed_shop, co
     plain HNSW scan (ef_search 40) finds none of the shop's after the branch filter; the
     iterative scan walks on until k of them pass."""
     import numpy as np
-    from branchgraph.graph.pgstore import approximate_nearest_sql
-    from branchgraph.ingest.embed import make_embedder
+    from branchgraph.graph.pg_vectors import approximate_nearest_sql
+    from branchgraph.core.embed import make_embedder
 
     embedder = make_embedder("hashing")
     query = np.asarray(embedder.embed(["refund the invoice"])[0], dtype=np.float32)

@@ -32,3 +32,19 @@ class EmbeddingError(BranchgraphError):
 
 class NotIndexed(BranchgraphError):
     """The repository or branch has not been ingested."""
+
+
+class IngestLocked(StoreError):
+    """Another ingest of the same repository and branch holds the lock."""
+
+
+class UnknownQuery(BranchgraphError):
+    """No named query has that name, or its parameters are incomplete."""
+
+
+class EmbedderMismatch(BranchgraphError):
+    """The query would be embedded by another model than the branch's vectors."""
+
+
+class OutsideRepository(BranchgraphError):
+    """A path would resolve outside the repository."""

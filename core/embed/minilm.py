@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from branchgraph.errors import EmbeddingError
+from branchgraph.core.errors import EmbeddingError
 
 DISTILL_VERSION = 2
 MAX_TOKENS = 256

@@ -44,11 +44,6 @@ def node_id(repo: str, branch: str, path: str, label: str, qualname: str, ordina
     return branch_prefix(repo, branch) + hashlib.blake2b(key.encode("utf-8"), digest_size=16).hexdigest()
 
 
-def rebranch_id(node_id_: str, new_prefix: str) -> str:
-    """The id the same node has on the branch whose prefix is ``new_prefix``."""
-    return new_prefix + node_id_[BRANCH_PREFIX_LEN:]
-
-
 def content_hash(text: str) -> str:
     """Hash of a symbol's source text; a pure line shift keeps it."""
     return hashlib.blake2b(text.encode("utf-8"), digest_size=16).hexdigest()
@@ -56,7 +51,7 @@ def content_hash(text: str) -> str:
 
 @dataclass(slots=True)
 class Node:
-    """A graph node. ``props`` holds the label's key properties (see DESIGN.md)."""
+    """A graph node. ``props`` holds the label's key properties (see the README's graph model)."""
 
     id: str
     label: str

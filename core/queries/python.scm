@@ -1,4 +1,4 @@
-; Python tag query. One generic capture loop (ingest/extract.py) turns these matches into
+; Python tag query. One generic capture loop (core/extract.py) turns these matches into
 ; records; the capture names are the contract:
 ;   @definition.<kind> + @name      a symbol definition and its name
 ;   @reference.<kind> [+ @param]    a use: call, base, param_type, return_type

@@ -15,7 +15,7 @@ import numpy as np
 import openai
 from tenacity import RetryCallState, retry, retry_if_exception, stop_after_attempt, wait_exponential_jitter
 
-from branchgraph.errors import EmbeddingError
+from branchgraph.core.errors import EmbeddingError
 
 # Known output sizes, so the cache key is known before the first request.
 _KNOWN_DIMS = {"text-embedding-3-small": 1536, "text-embedding-3-large": 3072, "text-embedding-ada-002": 1536}

@@ -10,13 +10,10 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
-from branchgraph.errors import BranchgraphError
+from branchgraph.core.errors import UnknownQuery
 
 _PARAM = re.compile(r"^//\s*param\s+(\w+):\s*(.*?)(?:\s*\[default:\s*(.+)\])?\s*$")
 
-
-class UnknownQuery(BranchgraphError):
-    """No named query has that name, or its parameters are incomplete."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,8 +10,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from branchgraph.errors import ConfigError
-from branchgraph.ingest.files import DEFAULT_MAX_FILE_BYTES
+from branchgraph.core.errors import ConfigError
+from branchgraph.core.files import DEFAULT_MAX_FILE_BYTES
 
 DEFAULT_NEO4J_URI = "bolt://127.0.0.1:7687"
 INDEX_DIR_NAME = ".branchgraph"

@@ -8,7 +8,7 @@ from typing import Protocol
 
 import numpy as np
 
-from branchgraph.errors import ConfigError
+from branchgraph.core.errors import ConfigError
 
 
 class Embedder(Protocol):
@@ -42,19 +42,19 @@ def make_embedder(name: str, *, openai_model: str | None = None, dims: int | Non
     if name == "none":
         return None
     if name == "hashing":
-        from branchgraph.ingest.embed.hashing import HashingEmbedder
+        from branchgraph.core.embed.hashing import HashingEmbedder
 
         return HashingEmbedder(dims or 256)
     if name == "local":
-        from branchgraph.ingest.embed.minilm import StaticMiniLM
+        from branchgraph.core.embed.minilm import StaticMiniLM
 
         return StaticMiniLM(dims or 256)
     if name == "local-transformer":
-        from branchgraph.ingest.embed.minilm import MiniLMTransformer
+        from branchgraph.core.embed.minilm import MiniLMTransformer
 
         return MiniLMTransformer()
     if name == "openai":
-        from branchgraph.ingest.embed.openai_provider import OpenAIEmbedder
+        from branchgraph.core.embed.openai_provider import OpenAIEmbedder
 
         return OpenAIEmbedder(model=openai_model or "text-embedding-3-small", dims=dims, api_key=api_key, base_url=base_url)
     raise ConfigError(f"unknown embedder {name!r}; choose one of {', '.join(EMBEDDER_NAMES)}")

@@ -1,7 +1,8 @@
 """Turn a source file into records with its language's tag query and one generic loop.
 
 There is no hand-written tree walker per language: the ``.scm`` capture names (see
-``queries/python.scm``) say what each node is, and nesting is recovered from byte spans.
+``queries/python.scm``) say what each node is, nesting is recovered from byte spans, and what
+differs between languages (docstrings, signatures) comes from the language registry's hooks.
 """
 
 from __future__ import annotations
@@ -18,9 +19,9 @@ from dataclasses import dataclass, field, fields
 from tree_sitter import Node as TSNode
 from tree_sitter import Query, QueryCursor
 
-from branchgraph.graph.model import content_hash
-from branchgraph.ingest.files import conflict_marker_lines
-from branchgraph.ingest.languages import new_parser, tag_query, ts_language
+from branchgraph.core.model import content_hash
+from branchgraph.core.files import conflict_marker_lines
+from branchgraph.core.languages import language_named, new_parser, tag_query, ts_language
 
 # Bumped whenever extraction output changes, so caches keyed by blob SHA are invalidated.
 EXTRACTOR_VERSION = 2
@@ -116,25 +117,6 @@ def _raw(node: TSNode) -> str:
     return raw if len(raw) <= _MAX_RAW else raw[: _MAX_RAW - 1] + "…"
 
 
-def _signature(node: TSNode) -> str:
-    body = node.child_by_field_name("body")
-    end = body.start_byte if body is not None else node.end_byte
-    header = node.text[: end - node.start_byte].decode("utf-8", "replace").rstrip().rstrip(":")
-    return " ".join(header.split())
-
-
-def _docstring(node: TSNode) -> str:
-    text = _text(node)
-    for prefix in ("r", "u", "b", "R", "U", "B"):
-        if text.startswith(prefix):
-            text = text[1:]
-            break
-    for quote in ('"""', "'''", '"', "'"):
-        if text.startswith(quote) and text.endswith(quote) and len(text) >= 2 * len(quote):
-            return text[len(quote) : -len(quote)].strip()
-    return text.strip()
-
-
 @dataclass(slots=True)
 class _Scopes:
     """Finds the innermost definition containing a byte offset."""
@@ -173,6 +155,7 @@ def _count_errors(language: str, root: TSNode) -> int:
 
 def extract(language: str, data: bytes) -> ParsedFile:
     """Parse ``data`` and return its definitions, references, imports and assignments."""
+    conventions = language_named(language).conventions
     tree = new_parser(language).parse(data)
     root = tree.root_node
     matches = QueryCursor(tag_query(language)).matches(root)
@@ -192,7 +175,7 @@ def extract(language: str, data: bytes) -> ParsedFile:
                         start_byte=node.start_byte,
                         end_byte=node.end_byte,
                         content_hash=content_hash(_text(node)),
-                        signature=_signature(node),
+                        signature=conventions.signature(node),
                     )
                 )
                 by_span[(node.start_byte, node.end_byte)] = len(definitions) - 1
@@ -213,9 +196,9 @@ def extract(language: str, data: bytes) -> ParsedFile:
             node = caps["doc"][0]
             owner = scopes.innermost(node.start_byte, node.end_byte)
             if owner is None:
-                module_doc = _docstring(node)
+                module_doc = conventions.clean_docstring(_text(node))
             else:
-                definitions[owner].docstring = _docstring(node)
+                definitions[owner].docstring = conventions.clean_docstring(_text(node))
         elif "decorator" in caps:
             target = caps["decorated"][0]
             owner = by_span.get((target.start_byte, target.end_byte))

@@ -17,7 +17,7 @@ from dulwich.objects import Commit
 from dulwich.objectspec import parse_commit
 from dulwich.repo import Repo
 
-from branchgraph.errors import GitError
+from branchgraph.core.errors import GitError
 
 
 @dataclass(frozen=True, slots=True)

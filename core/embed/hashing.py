@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from branchgraph.graph.lexical import lexical_text
+from branchgraph.core.lexical import lexical_text
 
 
 class HashingEmbedder:

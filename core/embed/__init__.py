@@ -1,5 +1,5 @@
 """Embedders: the provider interface, the providers, and the enriched text they embed."""
 
-from branchgraph.ingest.embed.base import Embedder, content_key, make_embedder
+from branchgraph.core.embed.base import Embedder, content_key, make_embedder
 
 __all__ = ["Embedder", "content_key", "make_embedder"]

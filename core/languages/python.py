@@ -1,0 +1,49 @@
+"""Python's conventions: what a docstring and a signature look like, where tests live,
+which files are generated. Pure functions of a syntax node or a path."""
+
+from __future__ import annotations
+
+import re
+
+from tree_sitter import Node
+
+_STRING_PREFIXES = ("r", "u", "b", "R", "U", "B")
+_QUOTES = ('"""', "'''", '"', "'")
+_GENERATED = re.compile(r"_pb2(_grpc)?\.pyi?$")
+
+
+def clean_docstring(text: str) -> str:
+    """The text of a string literal captured as a docstring, without prefix and quotes."""
+    for prefix in _STRING_PREFIXES:
+        if text.startswith(prefix):
+            text = text[1:]
+            break
+    for quote in _QUOTES:
+        if text.startswith(quote) and text.endswith(quote) and len(text) >= 2 * len(quote):
+            return text[len(quote) : -len(quote)].strip()
+    return text.strip()
+
+
+def signature(node: Node) -> str:
+    """A definition's header up to its body, on one line, without the trailing colon."""
+    body = node.child_by_field_name("body")
+    end = body.start_byte if body is not None else node.end_byte
+    header = node.text[: end - node.start_byte].decode("utf-8", "replace") if node.text else ""
+    return " ".join(header.rstrip().rstrip(":").split())
+
+
+def is_test_file(path: str) -> bool:
+    """A file pytest collects tests from: ``test_*.py`` or ``*_test.py``."""
+    name = path.rsplit("/", 1)[-1]
+    return (name.startswith("test_") or name.endswith("_test.py")) and name.endswith(".py")
+
+
+def is_support_file(path: str) -> bool:
+    """Tests and what only tests use (``conftest.py`` fixtures, ``*_tests.py`` suites)."""
+    name = path.rsplit("/", 1)[-1]
+    return is_test_file(path) or name == "conftest.py" or name.endswith("_tests.py")
+
+
+def is_generated_file(path: str) -> bool:
+    """Code written by a generator (protobuf/gRPC stubs)."""
+    return bool(_GENERATED.search(path))

@@ -1,0 +1,130 @@
+"""The Neo4j connection every Neo4j capability module builds on: the Bolt driver, sessions,
+the read-only query gate, and driver errors translated into branchgraph's own at this
+boundary."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import neo4j
+from neo4j import GraphDatabase
+from neo4j.exceptions import AuthError, ClientError, DriverError, Neo4jError, ServiceUnavailable
+
+from branchgraph.core.errors import ReadOnlyViolation, StoreError, StoreUnavailable
+from branchgraph.graph.protocols import DEFAULT_QUERY_TIMEOUT_S, DEFAULT_ROW_LIMIT
+
+T = TypeVar("T")
+
+# Distinct read-query texts whose planner verdict is remembered (ad-hoc Cypher is unbounded).
+_VERIFIED_READS_KEPT = 256
+
+
+class Neo4jConnection:
+    """A driver for one Neo4j server (and database), verified on connect."""
+
+    def __init__(self, uri: str, user: str | None = None, password: str | None = None, database: str | None = None):
+        auth = (user, password or "") if user else None
+        self.uri = uri
+        self.database = database
+        self._verified_reads: set[str] = set()
+        try:
+            # Planner notices ("relationship type does not exist" on an empty graph) are noise here.
+            self._driver = GraphDatabase.driver(
+                uri, auth=auth, connection_acquisition_timeout=20, notifications_min_severity="OFF"
+            )
+            self._driver.verify_connectivity()
+        except AuthError as exc:
+            raise StoreUnavailable(f"Neo4j at {uri} rejected the credentials (BRANCHGRAPH_NEO4J_USER/PASSWORD)") from exc
+        except (ServiceUnavailable, DriverError, OSError, ValueError) as exc:
+            raise StoreUnavailable(
+                f"cannot reach Neo4j at {uri}: {exc}. Start one with `docker/neo4j-local/neo4j-local start` "
+                "or set BRANCHGRAPH_NEO4J_URI"
+            ) from exc
+
+    def close(self) -> None:
+        self._driver.close()
+
+    def __enter__(self) -> Neo4jConnection:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def read_query(
+        self,
+        query: str,
+        params: dict[str, Any] | None = None,
+        *,
+        timeout_s: float = DEFAULT_QUERY_TIMEOUT_S,
+        limit: int = DEFAULT_ROW_LIMIT,
+    ) -> list[dict[str, Any]]:
+        params = params or {}
+
+        def work(tx: neo4j.ManagedTransaction) -> list[dict[str, Any]]:
+            # The planner's own verdict on the statement: anything but a pure read is refused
+            # before it runs, which also covers procedures that write.
+            # A query text once found to be a read stays one, so the verdict is remembered and
+            # repeated queries (retrieval runs the same few) skip that round trip.
+            if query not in self._verified_reads:
+                kind = tx.run("EXPLAIN " + query, params).consume().query_type
+                if kind != "r":
+                    raise ReadOnlyViolation(f"only read queries are allowed; this query is of type {kind!r}")
+                if len(self._verified_reads) < _VERIFIED_READS_KEPT:
+                    self._verified_reads.add(query)
+            result = tx.run(query, params)
+            rows = []
+            for record in result:
+                if len(rows) >= limit:
+                    break
+                rows.append({key: _plain(record[key]) for key in record.keys()})
+            return rows
+
+        timed = neo4j.unit_of_work(timeout=timeout_s)(work)
+        with self._session(read=True) as session:
+            return self._run_translated(lambda: session.execute_read(timed))
+
+    def _session(self, read: bool = False) -> neo4j.Session:
+        mode = neo4j.READ_ACCESS if read else neo4j.WRITE_ACCESS
+        return self._driver.session(database=self.database, default_access_mode=mode)
+
+    def _autocommit(self, session: neo4j.Session, query: str, params: dict[str, Any] | None = None) -> list[neo4j.Record]:
+        """Run one auto-commit statement (schema changes and CALL ... IN TRANSACTIONS need one)."""
+        return self._run_translated(lambda: list(session.run(query, params or {})))
+
+    def _run_translated(self, fn: Callable[[], T]) -> T:
+        try:
+            return fn()
+        except ReadOnlyViolation:
+            raise
+        except ClientError as exc:
+            if exc.code and "AccessMode" in exc.code:
+                raise ReadOnlyViolation(f"only read queries are allowed: {exc.message}") from exc
+            raise StoreError(f"Neo4j rejected the query: {exc.message}") from exc
+        except ServiceUnavailable as exc:
+            raise StoreUnavailable(f"lost the connection to Neo4j at {self.uri}: {exc}") from exc
+        except (Neo4jError, DriverError) as exc:
+            raise StoreError(f"Neo4j error: {exc}") from exc
+
+
+
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
+def _plain(value: Any) -> Any:
+    """Turn driver values (nodes, relationships, paths, temporals) into JSON-friendly ones."""
+    if type(value) in _SCALARS:  # most values: skip the isinstance chain below
+        return value
+    if isinstance(value, neo4j.graph.Node):
+        return {"labels": sorted(value.labels), **{k: _plain(v) for k, v in value.items()}}
+    if isinstance(value, neo4j.graph.Relationship):
+        return {"type": value.type, **{k: _plain(v) for k, v in value.items()}}
+    if isinstance(value, neo4j.graph.Path):
+        return {"nodes": [_plain(n) for n in value.nodes], "relationships": [_plain(r) for r in value.relationships]}
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if hasattr(value, "iso_format"):
+        return value.iso_format()
+    return value

@@ -1,0 +1,302 @@
+"""Graph writes on Neo4j: schema, per-file subgraph replacement, bulk writes of a new
+branch, branch copies and deletions.
+
+Writes are batched ``UNWIND`` statements grouped by label (and by edge type and endpoint
+labels), so every ``MATCH``/``MERGE`` goes through a label's unique-id constraint index.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from importlib import resources
+from typing import Any
+
+import neo4j
+
+from branchgraph.core.model import BRANCH_PREFIX_LEN, NODE_LABELS, FileSubgraph, branch_prefix
+from branchgraph.graph.neo4j_connection import Neo4jConnection
+
+# Files are grouped into one transaction until this many rows; a file is never split.
+_ROWS_PER_TRANSACTION = 8_000
+# Bulk writes of a new branch: rows per statement, and concurrent writers. Two writers keep
+# both cores of a small server busy (measured: 18.5 s -> 12.2 s for django's graph).
+_BULK_ROWS = 5_000
+_WRITERS = 2
+
+
+def _schema_statements() -> list[tuple[str, str]]:
+    """(name, statement) for each ``CREATE CONSTRAINT|INDEX name ...`` in schema/neo4j.cypher."""
+    text = resources.files("branchgraph.schema").joinpath("neo4j.cypher").read_text("utf-8")
+    lines = [line for line in text.splitlines() if not line.lstrip().startswith("//")]
+    statements = [s.strip() for s in "\n".join(lines).split(";") if s.strip()]
+    return [(s.split()[2], s) for s in statements]
+
+
+class Neo4jGraphWrites(Neo4jConnection):
+    """The ``GraphWriter`` capability on Neo4j."""
+
+    # ----- schema ---------------------------------------------------------------------
+
+    def ensure_schema(self) -> None:
+        with self._session() as session:
+            existing = {
+                r["name"]
+                for show in ("SHOW CONSTRAINTS YIELD name", "SHOW INDEXES YIELD name")
+                for r in self._autocommit(session, show)
+            }
+            for name, statement in _schema_statements():
+                # Schema statements are slow even when they change nothing: run only new ones.
+                if name not in existing:
+                    self._autocommit(session, statement)
+
+    # ----- writes ---------------------------------------------------------------------
+
+    def replace_files(self, repo: str, branch: str, subgraphs: Sequence[FileSubgraph]) -> dict[str, int]:
+        deleted = {"nodes_deleted": 0, "edges_deleted": 0}
+        batch: list[FileSubgraph] = []
+        rows = 0
+        for subgraph in subgraphs:
+            batch.append(subgraph)
+            rows += len(subgraph.nodes) + len(subgraph.edges) + len(subgraph.unresolved)
+            if rows >= _ROWS_PER_TRANSACTION:
+                _add(deleted, self._write_batch(repo, branch, batch))
+                batch, rows = [], 0
+        if batch:
+            _add(deleted, self._write_batch(repo, branch, batch))
+        return deleted
+
+    def _write_batch(self, repo: str, branch: str, batch: list[FileSubgraph]) -> dict[str, int]:
+        def work(tx: neo4j.ManagedTransaction) -> dict[str, int]:
+            return _replace_in_tx(tx, repo, branch, batch)
+
+        with self._session() as session:
+            return self._run_translated(lambda: session.execute_write(work))
+
+    def has_branch(self, repo: str, branch: str) -> bool:
+        rows = self.read_query(
+            "MATCH (f:File {repo: $repo, branch: $branch}) WHERE f.path IS NOT NULL RETURN f.id LIMIT 1",
+            {"repo": repo, "branch": branch},
+        )
+        return bool(rows)
+
+    def write_new_branch(self, repo: str, branch: str, subgraphs: Sequence[FileSubgraph]) -> None:
+        """Bulk-write a branch that has nothing in the store yet: every node, then every edge,
+        in parallel chunks. The branch is not indexed until its metadata is recorded, so
+        nothing reads it half-written; a crash leaves nodes that a re-run replaces file by file."""
+        node_jobs = [
+            (_create_nodes_query(label), rows[i : i + _BULK_ROWS])
+            for label, rows in _node_rows(subgraphs).items()
+            for i in range(0, len(rows), _BULK_ROWS)
+        ]
+        self._run_parallel(repo, branch, node_jobs)
+        edge_jobs = [
+            (_create_edges_query(*shape, "MATCH"), rows[i : i + _BULK_ROWS])
+            for shape, rows in _edge_rows(subgraphs).items()
+            for i in range(0, len(rows), _BULK_ROWS)
+        ]
+        self._run_parallel(repo, branch, edge_jobs)
+
+    def _run_parallel(self, repo: str, branch: str, jobs: list[tuple[str, list[dict[str, Any]]]]) -> None:
+        def run(job: tuple[str, list[dict[str, Any]]]) -> None:
+            query, rows = job
+            with self._session() as session:
+                # Concurrent edge writes can deadlock on shared targets; the driver retries
+                # DeadlockDetected (a transient error) with the whole chunk.
+                self._run_translated(
+                    lambda: session.execute_write(lambda tx: tx.run(query, repo=repo, branch=branch, rows=rows).consume())
+                )
+
+        with ThreadPoolExecutor(max_workers=_WRITERS) as pool:
+            list(pool.map(run, jobs))
+
+    def clone_branch(self, repo: str, source: str, target: str) -> None:
+        """Copy every node and edge of ``source`` to ``target`` inside Neo4j, rebranching ids
+        (a prefix swap, see ``graph.model.node_id``). ``target`` must hold nothing yet."""
+        params = {"repo": repo, "source": source, "target": target, "prefix": branch_prefix(repo, target), "cut": BRANCH_PREFIX_LEN}
+        with self._session() as session:
+            for label in NODE_LABELS:
+                self._autocommit(
+                    session,
+                    f"MATCH (n:{label} {{repo: $repo, branch: $source}}) "
+                    # One map, so the copy never holds the source's id (the constraint is eager).
+                    f"CALL (n) {{ CREATE (m:{label}) SET m = n {{.*, branch: $target, "
+                    f"id: $prefix + substring(n.id, $cut)}} }} IN TRANSACTIONS OF {_BULK_ROWS} ROWS",
+                    params,
+                )
+            shapes = self._autocommit(
+                session,
+                "MATCH (f:File {repo: $repo, branch: $source}) WHERE f.path IS NOT NULL "
+                "MATCH (f)-[:DEFINES*0..]->(n)-[r]->(b) "
+                "RETURN DISTINCT type(r) AS t, labels(n)[0] AS a, labels(b)[0] AS b",
+                params,
+            )
+            for shape in shapes:
+                edge_type, src_label, dst_label = shape["t"], shape["a"], shape["b"]
+                self._autocommit(
+                    session,
+                    f"MATCH (a:{src_label} {{repo: $repo, branch: $source}})-[r:{edge_type}]->(b:{dst_label}) "
+                    f"CALL (a, r, b) {{ "
+                    f"MATCH (a2:{src_label} {{id: $prefix + substring(a.id, $cut)}}) "
+                    f"MATCH (b2:{dst_label} {{id: $prefix + substring(b.id, $cut)}}) "
+                    f"CREATE (a2)-[r2:{edge_type}]->(b2) SET r2 = properties(r), r2.branch = $target "
+                    f"}} IN TRANSACTIONS OF {_BULK_ROWS} ROWS",
+                    params,
+                )
+
+    def delete_branch(self, repo: str, branch: str) -> int:
+        """Delete every node and edge of the branch in batches; return the nodes deleted."""
+        deleted = 0
+        with self._session() as session:
+            for label in NODE_LABELS:
+                (record,) = self._autocommit(
+                    session,
+                    f"MATCH (n:{label} {{repo: $repo, branch: $branch}}) "
+                    f"CALL (n) {{ DETACH DELETE n }} IN TRANSACTIONS OF {_BULK_ROWS} ROWS RETURN count(*) AS n",
+                    {"repo": repo, "branch": branch},
+                )
+                deleted += int(record["n"])
+        return deleted
+
+    def files_except(self, repo: str, branch: str, keep_paths: Iterable[str]) -> list[str]:
+        keep = sorted(set(keep_paths))
+        rows = self.read_query(
+            "MATCH (f:File {repo: $repo, branch: $branch}) WHERE f.path IS NOT NULL AND NOT f.path IN $keep "
+            "RETURN f.path AS path",
+            {"repo": repo, "branch": branch, "keep": keep},
+            limit=10_000_000,
+        )
+        return [r["path"] for r in rows]
+
+    def delete_files(self, repo: str, branch: str, paths: Sequence[str]) -> dict[str, int]:
+        if not paths:
+            return {"nodes_deleted": 0, "edges_deleted": 0}
+        query = (
+            "UNWIND $paths AS p MATCH (f:File {repo: $repo, branch: $branch, path: p}) "
+            "MATCH (f)-[:DEFINES*0..]->(n) WITH DISTINCT n "
+            "WITH n, COUNT { (n)--() } AS degree DETACH DELETE n RETURN count(n) AS n, sum(degree) AS edges"
+        )
+        with self._session() as session:
+            record = self._run_translated(
+                lambda: session.execute_write(lambda tx: tx.run(query, repo=repo, branch=branch, paths=list(paths)).single())
+            )
+        # An edge between two deleted nodes is counted from both ends: an upper bound.
+        return {"nodes_deleted": record["n"], "edges_deleted": record["edges"] or 0}
+
+    def prune_unresolved(self, repo: str, branch: str) -> int:
+        query = (
+            "MATCH (u:Unresolved {repo: $repo, branch: $branch}) WHERE NOT (u)<--() "
+            "DELETE u RETURN count(u) AS deleted"
+        )
+        with self._session() as session:
+            record = self._run_translated(
+                lambda: session.execute_write(lambda tx: tx.run(query, repo=repo, branch=branch).single())
+            )
+        return int(record["deleted"]) if record else 0
+
+
+def _node_rows(subgraphs: Sequence[FileSubgraph]) -> dict[str, list[dict[str, Any]]]:
+    """Node rows grouped by label; shared ``Unresolved`` targets appear once."""
+    rows: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    unresolved = {}
+    for s in subgraphs:
+        for n in s.nodes:
+            rows[n.label].append({"id": n.id, "props": {**n.props, "path": n.path}})
+        unresolved.update((n.id, n) for n in s.unresolved)
+    if unresolved:
+        rows["Unresolved"] = [{"id": n.id, "props": {**n.props, "path": n.path}} for n in unresolved.values()]
+    return rows
+
+
+def _edge_rows(subgraphs: Sequence[FileSubgraph]) -> dict[tuple[str, str, str], list[dict[str, Any]]]:
+    """Edge rows grouped by (type, source label, target label), so lookups use label indexes."""
+    rows: dict[tuple[str, str, str], list[dict[str, Any]]] = defaultdict(list)
+    for s in subgraphs:
+        for e in s.edges:
+            assert e.src_label in NODE_LABELS and e.dst_label in NODE_LABELS
+            rows[(e.type, e.src_label, e.dst_label)].append(
+                {"s": e.src, "d": e.dst, "raw": e.raw, "line": e.line, "resolved": e.resolved, "inferred": e.inferred, "via": e.via}
+            )
+    return rows
+
+
+# Edge properties as a literal map: null values (no line, no via) leave the property unset.
+_EDGE_PROPS = "{branch: $branch, raw: r.raw, line: r.line, resolved: r.resolved, inferred: r.inferred, via: r.via}"
+
+
+def _create_nodes_query(label: str) -> str:
+    return f"UNWIND $rows AS r CREATE (n:{label}) SET n = r.props, n.id = r.id, n.repo = $repo, n.branch = $branch"
+
+
+def _merge_nodes_query(label: str) -> str:
+    # Unresolved targets are shared by many files: they are created once and never rewritten.
+    action = "ON CREATE SET" if label == "Unresolved" else "SET"
+    return f"UNWIND $rows AS r MERGE (n:{label} {{id: r.id}}) {action} n += r.props, n.repo = $repo, n.branch = $branch"
+
+
+def _create_edges_query(edge_type: str, src_label: str, dst_label: str, target: str) -> str:
+    """``target`` is MATCH when every target exists, MERGE when it may be written later."""
+    on_create = " ON CREATE SET b.repo = $repo, b.branch = $branch" if target == "MERGE" else ""
+    return (
+        f"UNWIND $rows AS r MATCH (a:{src_label} {{id: r.s}}) {target} (b:{dst_label} {{id: r.d}}){on_create} "
+        f"CREATE (a)-[:{edge_type} {_EDGE_PROPS}]->(b)"
+    )
+
+
+def _add(total: dict[str, int], part: dict[str, int]) -> None:
+    for key, value in part.items():
+        total[key] = total.get(key, 0) + value
+
+
+def _replace_in_tx(tx: neo4j.ManagedTransaction, repo: str, branch: str, batch: list[FileSubgraph]) -> dict[str, int]:
+    """Replace the subgraphs of a batch of files: drop what they owned, write what they own.
+    Returns how many nodes and edges went (nodes with every edge into them)."""
+    deleted = {"nodes_deleted": 0, "edges_deleted": 0}
+    paths = [s.path for s in batch]
+    new_ids = {n.id for s in batch for n in s.nodes}
+    old = [
+        (r["id"], r["label"])
+        for r in tx.run(
+            "UNWIND $paths AS p MATCH (f:File {repo: $repo, branch: $branch, path: p}) "
+            "MATCH (f)-[:DEFINES*0..]->(n) RETURN n.id AS id, labels(n)[0] AS label",
+            repo=repo,
+            branch=branch,
+            paths=paths,
+        )
+    ]
+    if old:
+        # Owned edges go first (they are rewritten below); vanished nodes go with their edges.
+        owned = tx.run(
+            "UNWIND $paths AS p MATCH (f:File {repo: $repo, branch: $branch, path: p}) "
+            "MATCH (f)-[:DEFINES*0..]->(n) "
+            "OPTIONAL MATCH (n)-[out]->() WHERE type(out) <> 'TESTED_BY' "
+            "OPTIONAL MATCH (n)<-[tb:TESTED_BY]-() "
+            "WITH collect(DISTINCT out) + collect(DISTINCT tb) AS owned UNWIND owned AS r DELETE r "
+            "RETURN count(r) AS n",
+            repo=repo,
+            branch=branch,
+            paths=paths,
+        ).single()["n"]
+        deleted["edges_deleted"] += owned
+        vanished: dict[str, list[str]] = defaultdict(list)
+        for node_id, label in old:
+            if node_id not in new_ids:
+                vanished[label].append(node_id)
+        for label, ids in vanished.items():
+            record = tx.run(
+                f"UNWIND $ids AS id MATCH (n:{label} {{id: id}}) "
+                "WITH n, COUNT { (n)--() } AS degree DETACH DELETE n RETURN count(n) AS n, sum(degree) AS edges",
+                ids=ids,
+            ).single()
+            deleted["nodes_deleted"] += record["n"]
+            deleted["edges_deleted"] += record["edges"] or 0
+    for label, rows in _node_rows(batch).items():
+        tx.run(_merge_nodes_query(label), repo=repo, branch=branch, rows=rows).consume()
+    for (edge_type, src_label, dst_label), rows in _edge_rows(batch).items():
+        # A target in a file of a later batch is MERGEd as a keyed node the later batch
+        # completes, so no edge waits for write order.
+        tx.run(_create_edges_query(edge_type, src_label, dst_label, "MERGE"), repo=repo, branch=branch, rows=rows).consume()
+    return deleted
+
+
