@@ -22,7 +22,19 @@ def fetch_sdist(package: str, version: str) -> Path:
 
     if not found():
         subprocess.run(
-            [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary", ":all:", "-d", str(CACHE), f"{package}=={version}"],
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "download",
+                "--quiet",
+                "--no-deps",
+                "--no-binary",
+                ":all:",
+                "-d",
+                str(CACHE),
+                f"{package}=={version}",
+            ],
             check=True,
         )
     if not found():
@@ -31,7 +43,9 @@ def fetch_sdist(package: str, version: str) -> Path:
 
 
 def git(root: Path, *args: str) -> str:
-    return subprocess.run(["git", "-C", str(root), *GIT_IDENTITY, *args], check=True, capture_output=True, text=True).stdout
+    return subprocess.run(
+        ["git", "-C", str(root), *GIT_IDENTITY, *args], check=True, capture_output=True, text=True
+    ).stdout
 
 
 def commit_sdist(sdist: Path, root: Path, message: str | None = None) -> str:
@@ -58,5 +72,7 @@ def drop_repo(root: Path, config) -> None:
     from branchgraph.stores import open_graph_store
 
     with open_graph_store(config) as graph:
-        for row in graph.read_query("MATCH (f:File {repo: $repo}) RETURN DISTINCT f.branch AS b", {"repo": repo_name_for(root)}):
+        for row in graph.read_query(
+            "MATCH (f:File {repo: $repo}) RETURN DISTINCT f.branch AS b", {"repo": repo_name_for(root)}
+        ):
             graph.delete_branch(repo_name_for(root), row["b"])

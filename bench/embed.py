@@ -16,13 +16,14 @@ import tempfile
 import time
 from pathlib import Path
 
+from corpus import drop_repo, fetch_sdist
+from golden_run import commit_golden_corpus, golden_set, measure_recall
+
+from branchgraph.core.config import Config
 from branchgraph.core.embed import make_embedder
 from branchgraph.core.embed.text import enriched_text
 from branchgraph.core.extract import extract
 from branchgraph.ingest.python_modules import module_name
-from branchgraph.core.config import Config
-from corpus import drop_repo, fetch_sdist
-from golden_run import commit_golden_corpus, golden_set, measure_recall
 
 
 def symbol_texts(root: Path) -> list[str]:
@@ -60,7 +61,11 @@ def main() -> None:
         texts = symbol_texts(Path(tmp))
     print(f"{len(texts)} django symbols")
     rates = {}
-    for mode, sample in (("hashing", len(texts)), ("local", len(texts)), ("local-transformer", args.transformer_sample)):
+    for mode, sample in (
+        ("hashing", len(texts)),
+        ("local", len(texts)),
+        ("local-transformer", args.transformer_sample),
+    ):
         start = time.perf_counter()
         embedder = make_embedder(mode)
         load = time.perf_counter() - start
@@ -68,7 +73,10 @@ def main() -> None:
         embedder.embed(texts[:sample])
         seconds = time.perf_counter() - start
         rates[mode] = sample / seconds
-        print(f"{mode:<18} {embedder.model_id:<26} dims {embedder.dims:<4} load {load:6.1f} s   {rates[mode]:9.1f} symbols/s ({sample} symbols)")
+        print(
+            f"{mode:<18} {embedder.model_id:<26} dims {embedder.dims:<4} load {load:6.1f} s   "
+            f"{rates[mode]:9.1f} symbols/s ({sample} symbols)"
+        )
     slowest = min(rates.values())
     print("ratio to the slowest mode: " + ", ".join(f"{m} {r / slowest:.0f}x" for m, r in rates.items()))
     if not args.no_recall:
@@ -82,7 +90,9 @@ def print_recall(embedders: list[str]) -> None:
         commit_golden_corpus(golden, root)
         config = dataclasses.replace(Config.load(), index_dir=Path(tmp) / "index")
         try:
-            print(f"vector-only recall@10 on {len(golden.questions)} golden questions ({golden.package} {golden.version}):")
+            print(
+                f"vector-only recall@10 on {len(golden.questions)} golden questions ({golden.package} {golden.version}):"
+            )
             for name in embedders:
                 recall = measure_recall(root, config, name, ("dense",), golden)["dense"]
                 print(f"  {name:<18} {recall[10]:.3f}")

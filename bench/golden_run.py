@@ -6,10 +6,11 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
+from corpus import commit_sdist, fetch_sdist
+
 from branchgraph import api
 from branchgraph.core.config import Config
 from branchgraph.retrieval.golden import GoldenSet, context_ranking, recall_at, search_ranking
-from corpus import commit_sdist, fetch_sdist
 
 GOLDEN_DIR = Path(__file__).parent.parent / "tests" / "golden"
 GOLDEN_SETS = ("click", "requests")
@@ -23,7 +24,9 @@ def commit_golden_corpus(golden: GoldenSet, root: Path) -> None:
     commit_sdist(fetch_sdist(golden.package, golden.version), root)
 
 
-def measure_recall(root: Path, config: Config, embedder: str, modes: tuple[str, ...], golden: GoldenSet) -> dict[str, dict[int, float]]:
+def measure_recall(
+    root: Path, config: Config, embedder: str, modes: tuple[str, ...], golden: GoldenSet
+) -> dict[str, dict[int, float]]:
     """Index ``root`` with ``embedder`` (vectors are re-made when it changes) and return
     recall@5/10/20 for each mode: ``lexical``, ``dense``, ``hybrid`` entry search, or
     ``full`` (the whole context pipeline)."""

@@ -18,17 +18,24 @@ import tempfile
 import uuid
 from pathlib import Path
 
+from corpus import commit_sdist, drop_repo, fetch_sdist, git
+
 from branchgraph import api
 from branchgraph.core.config import Config
 from branchgraph.stores import open_graph_store
-from corpus import commit_sdist, drop_repo, fetch_sdist, git
 
-SYMBOLS = "MATCH (n {repo: $repo, branch: $branch}) WHERE n:Class OR n:Function OR n:Method RETURN n.path AS p, n.qualname AS q, n.content_hash AS h"
+SYMBOLS = (
+    "MATCH (n {repo: $repo, branch: $branch}) WHERE n:Class OR n:Function OR n:Method "
+    "RETURN n.path AS p, n.qualname AS q, n.content_hash AS h"
+)
 
 
 def symbol_set(config: Config, repo: str, branch: str) -> set[tuple[str, str, str]]:
     with open_graph_store(config) as graph:
-        return {(r["p"], r["q"], r["h"]) for r in graph.read_query(SYMBOLS, {"repo": repo, "branch": branch}, limit=10_000_000)}
+        return {
+            (r["p"], r["q"], r["h"])
+            for r in graph.read_query(SYMBOLS, {"repo": repo, "branch": branch}, limit=10_000_000)
+        }
 
 
 def full_ingest_seconds(root: Path, config: Config, commit: str) -> float:
@@ -66,7 +73,7 @@ def step(label: str, root: Path, config: Config, branch: str, commit: str, seen:
 
 def edit_files(root: Path, count: int, note: str) -> list[str]:
     """Append a small function to ``count`` Python files of the package."""
-    targets = sorted(p for p in (root / "django").rglob("*.py") if p.stat().st_size > 2000)[:: 7][:count]
+    targets = sorted(p for p in (root / "django").rglob("*.py") if p.stat().st_size > 2000)[::7][:count]
     for path in targets:
         with path.open("a") as f:
             f.write(f"\n\ndef bench_{note}_{path.stem}(value):\n    return value\n")
@@ -92,7 +99,7 @@ def main() -> None:
             first = api.ingest(root, config=config)
             seen |= symbol_set(config, first.repo, "main")
             print(json.dumps({"step": f"initial {versions[0]}", "seconds": first.seconds, "files": first.files}))
-            for version, sdist in zip(versions[1:], sdists[1:]):
+            for version, sdist in zip(versions[1:], sdists[1:], strict=True):
                 commit = commit_sdist(sdist, root, version)
                 rows.append(step(f"release {version}", root, config, "main", commit, seen))
 
@@ -103,16 +110,24 @@ def main() -> None:
             git(root, "checkout", "-qb", "feature/forty")
             edit_files(root, 40, "forty")
             git(root, "commit", "-qam", "forty files")
-            rows.append(step("new branch, 40 files", root, config, "feature/forty", git(root, "rev-parse", "HEAD").strip(), seen))
+            rows.append(
+                step(
+                    "new branch, 40 files", root, config, "feature/forty", git(root, "rev-parse", "HEAD").strip(), seen
+                )
+            )
         finally:
             drop_repo(root, config)
     print()
-    print(f"{'step':<24} {'strategy':<11} {'changed':>7} {'seconds':>8} {'parsed':>6} {'written':>7} {'re-res':>6} {'embeds':>6} {'new syms':>8} {'full s':>7} {'ratio':>6}")
+    print(
+        f"{'step':<24} {'strategy':<11} {'changed':>7} {'seconds':>8} {'parsed':>6} {'written':>7} "
+        f"{'re-res':>6} {'embeds':>6} {'new syms':>8} {'full s':>7} {'ratio':>6}"
+    )
     for r in rows:
         changed = sum(r["changed_files"].values())
         print(
             f"{r['step']:<24} {r['strategy']:<11} {changed:>7} {r['seconds']:>8.2f} {r['files_parsed']:>6} {r['files_written']:>7} "
-            f"{r['files_re_resolved']:>6} {r['embeddings_computed']:>6} {r['symbols_with_new_content']:>8} {r['full_ingest_seconds']:>7.2f} {r['ratio_to_full']:>6.3f}"
+            f"{r['files_re_resolved']:>6} {r['embeddings_computed']:>6} {r['symbols_with_new_content']:>8} "
+            f"{r['full_ingest_seconds']:>7.2f} {r['ratio_to_full']:>6.3f}"
         )
 
 

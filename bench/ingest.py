@@ -18,10 +18,11 @@ import time
 import uuid
 from pathlib import Path
 
+from corpus import commit_sdist, drop_repo, fetch_sdist
+
 from branchgraph import api
 from branchgraph.core.config import Config
 from branchgraph.core.languages import new_parser
-from corpus import commit_sdist, drop_repo, fetch_sdist
 
 
 def bare_parse_seconds(root: Path) -> tuple[int, float]:
@@ -89,7 +90,10 @@ def main() -> None:
     print(f"files/s           {figures['files_per_second']}")
     print(f"peak RSS          {figures['peak_rss_mib']} MiB")
     print(f"bare parse        {bare:.3f} s for {parsed_files} files")
-    print(f"ratio             total/bare parse = {figures['ratio_total_to_bare_parse']}x (--full again {figures['ratio_full_reingest_to_bare_parse']}x)")
+    print(
+        f"ratio             total/bare parse = {figures['ratio_total_to_bare_parse']}x "
+        f"(--full again {figures['ratio_full_reingest_to_bare_parse']}x)"
+    )
 
 
 if __name__ == "__main__":

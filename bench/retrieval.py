@@ -24,10 +24,11 @@ import time
 import uuid
 from pathlib import Path
 
-from branchgraph import api
-from branchgraph.core.config import Config
 from corpus import commit_sdist, drop_repo, fetch_sdist
 from golden_run import GOLDEN_SETS, commit_golden_corpus, golden_set, measure_recall
+
+from branchgraph import api
+from branchgraph.core.config import Config
 
 LATENCY_QUERIES = 100
 
@@ -49,7 +50,9 @@ def recall_table(golden_name: str, embedders: list[str], tmp: Path) -> None:
                 print(f"{embedder:<18} {mode:<8} {recall[5]:>6.3f} {recall[10]:>6.3f} {recall[20]:>6.3f}")
             lexical = figures.get("lexical", lexical)
             best_single = max(figures["dense"][10], lexical[10])
-            print(f"{'':<18} full pipeline R@10 minus the best single list: {figures['full'][10] - best_single:+.3f} (target +0.15)")
+            print(
+                f"{'':<18} full pipeline R@10 minus the best single list: {figures['full'][10] - best_single:+.3f} (target +0.15)"
+            )
     finally:
         drop_repo(root, config)
 
@@ -86,7 +89,10 @@ def latency(tmp: Path, package: str, version: str) -> None:
     try:
         started = time.perf_counter()
         summary = api.ingest(root, config=config)
-        print(f"\n{package} {version}: {summary.files} files, {sum(summary.nodes.values())} nodes indexed in {time.perf_counter() - started:.1f} s")
+        print(
+            f"\n{package} {version}: {summary.files} files, {sum(summary.nodes.values())} nodes indexed "
+            f"in {time.perf_counter() - started:.1f} s"
+        )
         with api.Workspace(root, config=config) as ws:
             queries = docstring_queries(ws, LATENCY_QUERIES)
             ws.context(queries[0])  # warm: model load, recency cache, connections
@@ -96,8 +102,10 @@ def latency(tmp: Path, package: str, version: str) -> None:
         p50, p95 = percentile(context_ms, 50), percentile(context_ms, 95)
         s50, s95 = percentile(search_ms, 50), percentile(search_ms, 95)
         print(f"entry search over {len(queries)} queries: p50 {s50:.1f} ms, p95 {s95:.1f} ms (the bound)")
-        print(f"context() over {len(queries)} queries:     p50 {p50:.1f} ms, p95 {p95:.1f} ms "
-              f"(ratio to search: p50 {p50 / s50:.2f}x, p95 {p95 / s95:.2f}x; targets 50 / 150 ms)")
+        print(
+            f"context() over {len(queries)} queries:     p50 {p50:.1f} ms, p95 {p95:.1f} ms "
+            f"(ratio to search: p50 {p50 / s50:.2f}x, p95 {p95 / s95:.2f}x; targets 50 / 150 ms)"
+        )
         print(f"items per context (first 10 queries, 6000-token budget): {sizes}")
     finally:
         drop_repo(root, config)
@@ -105,7 +113,9 @@ def latency(tmp: Path, package: str, version: str) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--embedders", default="hashing,local", help="comma-separated: hashing, local, local-transformer, openai")
+    parser.add_argument(
+        "--embedders", default="hashing,local", help="comma-separated: hashing, local, local-transformer, openai"
+    )
     parser.add_argument("--golden", default=",".join(GOLDEN_SETS), help="golden sets in tests/golden/, comma-separated")
     parser.add_argument("--skip-recall", action="store_true")
     parser.add_argument("--skip-latency", action="store_true")

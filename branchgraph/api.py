@@ -6,7 +6,7 @@ ingest and retrieval to the stores."""
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +18,14 @@ from branchgraph.core.embed import Embedder, make_embedder
 from branchgraph.core.errors import NotIndexed
 from branchgraph.graph.named_queries import NamedQuery, named_queries
 from branchgraph.graph.protocols import DEFAULT_QUERY_TIMEOUT_S, DEFAULT_ROW_LIMIT, BranchRecord, IndexState
-from branchgraph.ingest.pipeline import IngestOptions, IngestStores, IngestSummary, Progress, ingest_branch, repo_name_for
+from branchgraph.ingest.pipeline import (
+    IngestOptions,
+    IngestStores,
+    IngestSummary,
+    Progress,
+    ingest_branch,
+    repo_name_for,
+)
 from branchgraph.retrieval.context import DEFAULT_BUDGET_TOKENS, DEFAULT_ENTRIES, ContextResult, build_context
 from branchgraph.retrieval.ranking import RecentPaths
 from branchgraph.retrieval.search import SearchHit
@@ -164,7 +171,7 @@ def status(path: str | Path = ".", *, config: Config | None = None) -> list[Bran
 
 def _statuses(root: Path, pg: IndexState) -> list[BranchStatus]:
     repo = git.open_repo(root)
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     out = []
     for r in pg.branches(repo_name_for(root)):
         head = git.branch_head(repo, r.branch)
@@ -279,7 +286,13 @@ class Workspace:
         s = self.branch(repo, branch)
         sources = BranchSources(s.repo, s.root, s.name, s.branch, self.pg)
         return build_context(
-            query, s.indexed(with_lag=True), self._stores, sources, self._recent, budget_tokens=budget_tokens, entries=entries
+            query,
+            s.indexed(with_lag=True),
+            self._stores,
+            sources,
+            self._recent,
+            budget_tokens=budget_tokens,
+            entries=entries,
         )
 
     def named(
@@ -295,7 +308,9 @@ class Workspace:
         s = self.branch(repo, branch)
         return self.graph.named_query(name, {**params, "repo": s.name, "branch": s.branch}, limit=limit)
 
-    def cypher(self, query: str, params: dict[str, Any] | None = None, *, limit: int = DEFAULT_ROW_LIMIT) -> list[dict[str, Any]]:
+    def cypher(
+        self, query: str, params: dict[str, Any] | None = None, *, limit: int = DEFAULT_ROW_LIMIT
+    ) -> list[dict[str, Any]]:
         """A read-only Cypher query (``ReadOnlyViolation`` for anything that writes)."""
         return self.graph.read_query(query, params or {}, limit=limit)
 
@@ -430,7 +445,7 @@ def prune(
     repo = git.open_repo(root)
     name = repo_name_for(root)
     in_git = set(git.branch_refs(repo, remotes=True))
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     pruned = []
     with open_graph_store(config) as graph, open_pg_store(config, root) as pg:
         for record in pg.branches(name):

@@ -9,9 +9,10 @@ import json
 import sys
 from dataclasses import asdict
 from datetime import timedelta
-from typing import Any
+from typing import Any, ClassVar
 
 import click
+from click._termui_impl import ProgressBar
 
 from branchgraph import BranchgraphError, ReadOnlyViolation, api
 from branchgraph.api import DEFAULT_BUDGET_TOKENS, DEFAULT_ENTRIES
@@ -48,12 +49,17 @@ def _emit_json(document: Any) -> None:
 class _StageBars:
     """One progress bar per pipeline stage, on stderr, only when stderr is a terminal."""
 
-    LABELS = {"read": "Reading files", "parse": "Parsing", "write": "Writing graph", "embed": "Embedding"}
+    LABELS: ClassVar[dict[str, str]] = {
+        "read": "Reading files",
+        "parse": "Parsing",
+        "write": "Writing graph",
+        "embed": "Embedding",
+    }
 
     def __init__(self) -> None:
         self.enabled = sys.stderr.isatty()
         self.stage: str | None = None
-        self.bar = None
+        self.bar: ProgressBar[int] | None = None
         self.done = 0
 
     def __call__(self, stage: str, done: int, total: int) -> None:
@@ -64,7 +70,8 @@ class _StageBars:
             self.stage, self.done = stage, 0
             self.bar = click.progressbar(length=total, label=self.LABELS.get(stage, stage), file=sys.stderr)
             self.bar.__enter__()
-        self.bar.update(done - self.done)
+        if self.bar is not None:
+            self.bar.update(done - self.done)
         self.done = done
 
     def close(self) -> None:
@@ -81,7 +88,12 @@ class _StageBars:
 @click.option("--full", is_flag=True, help="Re-parse and rewrite every file instead of updating incrementally.")
 @click.option("--all-branches", is_flag=True, help="Index every local branch, cheapest first.")
 @click.option("--remotes", is_flag=True, help="With --all-branches: remote-tracking branches too (as origin/NAME).")
-@click.option("--wait/--no-wait", default=True, show_default=True, help="When another ingest of the branch runs: wait for it, or exit 1 at once.")
+@click.option(
+    "--wait/--no-wait",
+    default=True,
+    show_default=True,
+    help="When another ingest of the branch runs: wait for it, or exit 1 at once.",
+)
 @click.option("--quiet", is_flag=True, help="Print nothing on success (for git hooks).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON summary document (a list with --all-branches).")
 def ingest(
@@ -115,7 +127,9 @@ def ingest(
         if all_branches:
             summaries = api.ingest_all(path, remotes=remotes, wait_for_lock=wait, progress=bars)
         else:
-            summaries = [api.ingest(path, branch=branch, rev=rev, base=base, full=full, wait_for_lock=wait, progress=bars)]
+            summaries = [
+                api.ingest(path, branch=branch, rev=rev, base=base, full=full, wait_for_lock=wait, progress=bars)
+            ]
     finally:
         if bars:
             bars.close()
@@ -129,7 +143,9 @@ def ingest(
 
 def _print_summary(s) -> None:
     how = {"bulk": "fresh", "update": "updated", "branch-off": f"branched off {s.base}"}[s.strategy]
-    click.echo(f"Indexed {s.repo}@{s.branch} at {s.commit[:12]} ({how}): {s.files} files in {s.seconds.get('total', 0):.1f}s")
+    click.echo(
+        f"Indexed {s.repo}@{s.branch} at {s.commit[:12]} ({how}): {s.files} files in {s.seconds.get('total', 0):.1f}s"
+    )
     if s.changes and s.strategy != "bulk":
         click.echo("  changes: " + ", ".join(f"{k} {v}" for k, v in s.changes.items()))
     click.echo("  work:    " + ", ".join(f"{k} {v}" for k, v in s.work.items()))
@@ -192,7 +208,9 @@ def _parse_age(text: str | None) -> timedelta | None:
         return None
     number, unit = text[:-1], text[-1:]
     if unit not in _AGE_UNITS or not number.isdigit():
-        raise click.BadParameter(f"expected a number and a unit (m, h, d, w), e.g. 7d; got {text!r}", param_hint="--older-than")
+        raise click.BadParameter(
+            f"expected a number and a unit (m, h, d, w), e.g. 7d; got {text!r}", param_hint="--older-than"
+        )
     return timedelta(seconds=int(number) * _AGE_UNITS[unit])
 
 
@@ -259,7 +277,9 @@ def _parse_param(text: str) -> tuple[str, Any]:
 
 @cli.command()
 @click.argument("query")
-@click.option("--repo", "path", default=".", type=click.Path(exists=True, file_okay=False), help="Repository (default: .).")
+@click.option(
+    "--repo", "path", default=".", type=click.Path(exists=True, file_okay=False), help="Repository (default: .)."
+)
 @click.option("--branch", help="Branch (default: the checked-out branch).")
 @click.option("-k", "k", default=10, show_default=True, type=click.IntRange(1, 200), help="How many symbols.")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list of hits.")
@@ -282,11 +302,32 @@ def search(query: str, path: str, branch: str | None, k: int, as_json: bool) -> 
 
 @cli.command()
 @click.argument("query")
-@click.option("--repo", "path", default=".", type=click.Path(exists=True, file_okay=False), help="Repository (default: .).")
+@click.option(
+    "--repo", "path", default=".", type=click.Path(exists=True, file_okay=False), help="Repository (default: .)."
+)
 @click.option("--branch", help="Branch (default: the checked-out branch).")
-@click.option("--budget", default=DEFAULT_BUDGET_TOKENS, show_default=True, type=click.IntRange(1, 1_000_000), help="Token budget (estimated at 4 characters a token).")
-@click.option("--entries", default=DEFAULT_ENTRIES, show_default=True, type=click.IntRange(1, 50), help="Entry symbols to expand from.")
-@click.option("--format", "fmt", type=click.Choice(["md", "json"]), default="md", show_default=True, help="Markdown for a prompt, or JSON.")
+@click.option(
+    "--budget",
+    default=DEFAULT_BUDGET_TOKENS,
+    show_default=True,
+    type=click.IntRange(1, 1_000_000),
+    help="Token budget (estimated at 4 characters a token).",
+)
+@click.option(
+    "--entries",
+    default=DEFAULT_ENTRIES,
+    show_default=True,
+    type=click.IntRange(1, 50),
+    help="Entry symbols to expand from.",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["md", "json"]),
+    default="md",
+    show_default=True,
+    help="Markdown for a prompt, or JSON.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Same as --format json.")
 def context(query: str, path: str, branch: str | None, budget: int, entries: int, fmt: str, as_json: bool) -> None:
     """Print what an agent should read to answer QUERY on a branch.
@@ -304,9 +345,13 @@ def context(query: str, path: str, branch: str | None, budget: int, entries: int
 
 @cli.command()
 @click.argument("path", default=".", type=click.Path(exists=True, file_okay=False))
-@click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind; anything but loopback needs a token.")
+@click.option(
+    "--host", default="127.0.0.1", show_default=True, help="Address to bind; anything but loopback needs a token."
+)
 @click.option("--port", default=8321, show_default=True, type=click.IntRange(1, 65535))
-@click.option("--token", envvar="BRANCHGRAPH_API_TOKEN", help="Bearer token clients must send (env BRANCHGRAPH_API_TOKEN).")
+@click.option(
+    "--token", envvar="BRANCHGRAPH_API_TOKEN", help="Bearer token clients must send (env BRANCHGRAPH_API_TOKEN)."
+)
 def serve(path: str, host: str, port: int, token: str | None) -> None:
     """Serve the HTTP JSON API (context, search, symbols, status) for the repository at PATH
     and any other indexed repository. OpenAPI at /openapi.json, docs at /docs."""
@@ -337,12 +382,20 @@ def _print_rows(rows: list[dict[str, Any]], as_json: bool) -> None:
     columns = list(rows[0].keys())
     click.echo("\t".join(columns))
     for row in rows:
-        click.echo("\t".join(row[c] if isinstance(row.get(c), str) else json.dumps(row.get(c), default=str) for c in columns))
+        click.echo(
+            "\t".join(row[c] if isinstance(row.get(c), str) else json.dumps(row.get(c), default=str) for c in columns)
+        )
 
 
 @cli.command()
 @click.argument("query")
-@click.option("--param", "params", multiple=True, metavar="K=V", help="Query parameter; V is parsed as JSON when it parses, else a string.")
+@click.option(
+    "--param",
+    "params",
+    multiple=True,
+    metavar="K=V",
+    help="Query parameter; V is parsed as JSON when it parses, else a string.",
+)
 @click.option("--limit", default=1000, show_default=True, help="Stop after this many rows.")
 @click.option("--timeout", "timeout_s", default=30.0, show_default=True, help="Query timeout in seconds.")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list of row objects.")
@@ -358,7 +411,13 @@ def cypher(query: str, params: tuple[str, ...], limit: int, timeout_s: float, as
 
 @cli.command()
 @click.argument("name", required=False)
-@click.option("--param", "params", multiple=True, metavar="K=V", help="Query parameter; V is parsed as JSON when it parses, else a string.")
+@click.option(
+    "--param",
+    "params",
+    multiple=True,
+    metavar="K=V",
+    help="Query parameter; V is parsed as JSON when it parses, else a string.",
+)
 @click.option("--list", "list_only", is_flag=True, help="List the named queries and their parameters.")
 @click.option("--limit", default=1000, show_default=True, help="Stop after this many rows.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (rows, or the query list with --list).")
@@ -370,7 +429,9 @@ def query(name: str | None, params: tuple[str, ...], list_only: bool, limit: int
     if list_only or name is None:
         queries = api.list_queries()
         if as_json:
-            _emit_json([{"name": q.name, "summary": q.summary, "params": [asdict(p) for p in q.params]} for q in queries])
+            _emit_json(
+                [{"name": q.name, "summary": q.summary, "params": [asdict(p) for p in q.params]} for q in queries]
+            )
             return
         for q in queries:
             click.echo(f"{q.name}: {q.summary}")

@@ -38,9 +38,15 @@ def is_loopback(host: str) -> bool:
 
 class ContextRequest(BaseModel):
     query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS, description="The question, in words or identifiers.")
-    repo: str | None = Field(None, max_length=4096, description="Indexed repository, by name or path (default: the server's).")
-    branch: str | None = Field(None, max_length=255, description="Branch (default: the repository's checked-out branch).")
-    budget_tokens: int = Field(DEFAULT_BUDGET_TOKENS, ge=1, le=MAX_BUDGET_TOKENS, description="Token budget (4 characters a token).")
+    repo: str | None = Field(
+        None, max_length=4096, description="Indexed repository, by name or path (default: the server's)."
+    )
+    branch: str | None = Field(
+        None, max_length=255, description="Branch (default: the repository's checked-out branch)."
+    )
+    budget_tokens: int = Field(
+        DEFAULT_BUDGET_TOKENS, ge=1, le=MAX_BUDGET_TOKENS, description="Token budget (4 characters a token)."
+    )
     entries: int = Field(DEFAULT_ENTRIES, ge=1, le=50, description="How many entry symbols to expand from.")
 
 
@@ -64,7 +70,9 @@ def create_app(workspace: Workspace, token: str | None = None, max_body_bytes: i
         if token is not None:
             given = request.headers.get("authorization", "")
             if not secrets.compare_digest(given.encode(), f"Bearer {token}".encode()):
-                return JSONResponse({"error": "missing or wrong bearer token"}, status_code=401, headers={"WWW-Authenticate": "Bearer"})
+                return JSONResponse(
+                    {"error": "missing or wrong bearer token"}, status_code=401, headers={"WWW-Authenticate": "Bearer"}
+                )
         length = request.headers.get("content-length")
         if length is not None and (not length.isdigit() or int(length) > max_body_bytes):
             return JSONResponse({"error": f"request body over {max_body_bytes} bytes"}, status_code=413)
@@ -86,7 +94,10 @@ def create_app(workspace: Workspace, token: str | None = None, max_body_bytes: i
     async def value_error(_: Request, exc: ValueError) -> JSONResponse:
         return JSONResponse({"error": str(exc)}, status_code=400)
 
-    @app.post("/v1/context", summary="Context for a question: entry symbols, their neighbourhood and text, within a token budget")
+    @app.post(
+        "/v1/context",
+        summary="Context for a question: entry symbols, their neighbourhood and text, within a token budget",
+    )
     def context(body: ContextRequest) -> dict[str, Any]:
         with lock:
             result = workspace.context(

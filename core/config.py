@@ -9,6 +9,7 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from branchgraph.core.errors import ConfigError
 from branchgraph.core.files import DEFAULT_MAX_FILE_BYTES
@@ -79,12 +80,12 @@ def _read_toml(path: Path) -> dict[str, object]:
     return data
 
 
-def _coerce(values: dict[str, object]) -> dict[str, object]:
+def _coerce(values: dict[str, object]) -> dict[str, Any]:
     out = dict(values)
     for name in ("embedding_dims", "max_file_bytes"):
         if name in out and out[name] is not None:
             try:
-                out[name] = int(out[name])  # type: ignore[arg-type]
+                out[name] = int(str(out[name]))
             except (TypeError, ValueError) as exc:
                 raise ConfigError(f"{name} must be a whole number, got {out[name]!r}") from exc
     if out.get("index_dir"):

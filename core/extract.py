@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import bisect
 import json
-import zlib
 import multiprocessing
 import os
+import zlib
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, fields
@@ -19,9 +19,9 @@ from dataclasses import dataclass, field, fields
 from tree_sitter import Node as TSNode
 from tree_sitter import Query, QueryCursor
 
-from branchgraph.core.model import content_hash
 from branchgraph.core.files import conflict_marker_lines
 from branchgraph.core.languages import language_named, new_parser, tag_query, ts_language
+from branchgraph.core.model import content_hash
 
 # Bumped whenever extraction output changes, so caches keyed by blob SHA are invalidated.
 EXTRACTOR_VERSION = 2
@@ -109,7 +109,7 @@ def conflict_extents(defs: list[Definition], line_count: int) -> list[int]:
 
 
 def _text(node: TSNode) -> str:
-    return node.text.decode("utf-8", "replace")
+    return (node.text or b"").decode("utf-8", "replace")
 
 
 def _raw(node: TSNode) -> str:
@@ -211,7 +211,7 @@ def extract(language: str, data: bytes) -> ParsedFile:
                 d.start_line = min(d.start_line, decorator.start_point[0] + 1)
                 d.content_hash = content_hash(_text(decorator) + "\n" + d.content_hash)
         elif "import.module" in caps or "import.from" in caps:
-            node = caps.get("import.module", caps.get("import.from"))[0]
+            node = (caps.get("import.module") or caps["import.from"])[0]
             name = caps.get("import.name") or caps.get("import.wildcard")
             alias = caps.get("import.alias")
             imports.append(
@@ -315,10 +315,10 @@ def decode_parsed(blob: bytes) -> ParsedFile:
     )
     return ParsedFile(
         language=language,
-        definitions=[Definition(**dict(zip(_DEF_FIELDS, row))) for row in defs],
-        references=[Reference(**dict(zip(_REF_FIELDS, row))) for row in refs],
-        imports=[Import(**dict(zip(_IMPORT_FIELDS, row))) for row in imports],
-        assignments=[Assignment(**dict(zip(_ASSIGN_FIELDS, row))) for row in assigns],
+        definitions=[Definition(**dict(zip(_DEF_FIELDS, row, strict=True))) for row in defs],
+        references=[Reference(**dict(zip(_REF_FIELDS, row, strict=True))) for row in refs],
+        imports=[Import(**dict(zip(_IMPORT_FIELDS, row, strict=True))) for row in imports],
+        assignments=[Assignment(**dict(zip(_ASSIGN_FIELDS, row, strict=True))) for row in assigns],
         globals=module_globals,
         docstring=doc,
         parse_errors=errors,

@@ -10,11 +10,20 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from dulwich.diff_tree import CHANGE_ADD, CHANGE_COPY, CHANGE_DELETE, CHANGE_MODIFY, CHANGE_RENAME, RenameDetector, tree_changes
+from dulwich.diff_tree import (
+    CHANGE_ADD,
+    CHANGE_COPY,
+    CHANGE_DELETE,
+    CHANGE_MODIFY,
+    CHANGE_RENAME,
+    RenameDetector,
+    tree_changes,
+)
 from dulwich.errors import NotGitRepository
 from dulwich.object_store import iter_tree_contents
-from dulwich.objects import Commit
+from dulwich.objects import Blob, Commit, ObjectID
 from dulwich.objectspec import parse_commit
+from dulwich.refs import Ref
 from dulwich.repo import Repo
 
 from branchgraph.core.errors import GitError
@@ -46,6 +55,22 @@ def open_repo(path: str | Path) -> Repo:
         raise GitError(f"not a git repository: {path}") from exc
 
 
+def _oid(hex_sha: str) -> ObjectID:
+    return ObjectID(hex_sha.encode("ascii"))
+
+
+def _branch_ref(branch: str) -> Ref:
+    return Ref(b"refs/heads/" + branch.encode("utf-8"))
+
+
+def _commit(repo: Repo, hex_sha: str | bytes) -> Commit:
+    """The commit object with this id (KeyError when absent, GitError when no commit)."""
+    obj = repo.object_store[ObjectID(hex_sha if isinstance(hex_sha, bytes) else hex_sha.encode("ascii"))]
+    if not isinstance(obj, Commit):
+        raise GitError(f"{hex_sha!r} is a {obj.type_name.decode()}, not a commit")
+    return obj
+
+
 def repo_root(repo: Repo) -> Path:
     """The working-tree root, or the git directory of a bare repository."""
     return Path(repo.path).resolve()
@@ -54,21 +79,21 @@ def repo_root(repo: Repo) -> Path:
 def current_branch(repo: Repo) -> str:
     """Name of the checked-out branch; fails on a detached HEAD."""
     try:
-        target = repo.refs.get_symrefs().get(b"HEAD")
+        target = repo.refs.get_symrefs().get(Ref(b"HEAD"))
     except KeyError:
         target = None
     if target is None or not target.startswith(b"refs/heads/"):
         raise GitError("HEAD is detached; name the branch with --branch")
-    return target[len(b"refs/heads/") :].decode("utf-8")
+    return bytes(target[len(b"refs/heads/") :]).decode("utf-8")
 
 
 def resolve_commit(repo: Repo, branch: str, rev: str | None = None) -> Commit:
     """The commit to index: ``rev`` when given, else the tip of ``branch``."""
     if rev is None:
-        ref = b"refs/heads/" + branch.encode("utf-8")
+        ref = _branch_ref(branch)
         if ref not in repo.refs:
             raise GitError(f"no branch named {branch!r}; pass --rev to index a commit under this name")
-        return repo[repo.refs[ref]]
+        return _commit(repo, repo.refs[ref])
     try:
         return parse_commit(repo, rev.encode("utf-8"))
     except (KeyError, ValueError) as exc:
@@ -83,12 +108,15 @@ def tree_files(repo: Repo, commit: Commit) -> Iterator[TreeFile]:
 
 def read_blob(repo: Repo, blob_sha: str) -> bytes:
     """The raw bytes of a blob."""
-    return repo.object_store[blob_sha.encode("ascii")].data
+    blob = repo.object_store[_oid(blob_sha)]
+    if not isinstance(blob, Blob):
+        raise GitError(f"{blob_sha} is no blob")
+    return blob.data
 
 
 def branch_head(repo: Repo, branch: str) -> str | None:
     """The commit id a local branch points at, or None when the branch does not exist."""
-    ref = b"refs/heads/" + branch.encode("utf-8")
+    ref = _branch_ref(branch)
     return repo.refs[ref].decode("ascii") if ref in repo.refs else None
 
 
@@ -97,7 +125,7 @@ def commits_between(repo: Repo, old: str, new: str) -> int | None:
     if old == new:
         return 0
     try:
-        walker = repo.get_walker(include=[new.encode("ascii")], exclude=[old.encode("ascii")])
+        walker = repo.get_walker(include=[_oid(new)], exclude=[_oid(old)])
         return sum(1 for _ in walker)
     except KeyError:
         return None
@@ -117,7 +145,12 @@ class TreeDiff:
         return len(self.added) + len(self.modified) + len(self.deleted) + len(self.renamed)
 
     def to_dict(self) -> dict[str, int]:
-        return {"added": len(self.added), "modified": len(self.modified), "deleted": len(self.deleted), "renamed": len(self.renamed)}
+        return {
+            "added": len(self.added),
+            "modified": len(self.modified),
+            "deleted": len(self.deleted),
+            "renamed": len(self.renamed),
+        }
 
 
 # A file counts as renamed when at least this share of it survived the move (git's default).
@@ -133,13 +166,18 @@ def diff_commits(repo: Repo, old_commit: str | None, new_commit: str, detect_ren
     Works between any two commits, ancestors or not (a force-push is just another diff).
     """
     store = repo.object_store
-    old_tree = store[old_commit.encode("ascii")].tree if old_commit else None
-    new_tree = store[new_commit.encode("ascii")].tree
-    detector = RenameDetector(store, rename_threshold=RENAME_THRESHOLD, max_files=RENAME_MAX_FILES) if detect_renames else None
-    added, modified, deleted, renamed = [], [], [], {}
+    old_tree = _commit(repo, old_commit).tree if old_commit else None
+    new_tree = _commit(repo, new_commit).tree
+    detector = (
+        RenameDetector(store, rename_threshold=RENAME_THRESHOLD, max_files=RENAME_MAX_FILES) if detect_renames else None
+    )
+    added: list[str] = []
+    modified: list[str] = []
+    deleted: list[str] = []
+    renamed: dict[str, str] = {}
     for change in tree_changes(store, old_tree, new_tree, rename_detector=detector):
-        old_path = change.old.path.decode("utf-8", "surrogateescape") if change.old and change.old.path else None
-        new_path = change.new.path.decode("utf-8", "surrogateescape") if change.new and change.new.path else None
+        old_path = change.old.path.decode("utf-8", "surrogateescape") if change.old and change.old.path else ""
+        new_path = change.new.path.decode("utf-8", "surrogateescape") if change.new and change.new.path else ""
         if change.type == CHANGE_ADD or change.type == CHANGE_COPY:
             added.append(new_path)
         elif change.type == CHANGE_DELETE:
@@ -153,9 +191,10 @@ def diff_commits(repo: Repo, old_commit: str | None, new_commit: str, detect_ren
 
 def commit_exists(repo: Repo, commit: str) -> bool:
     try:
-        return isinstance(repo.object_store[commit.encode("ascii")], Commit)
-    except KeyError:
+        _commit(repo, commit)
+    except (KeyError, GitError):
         return False
+    return True
 
 
 def branch_refs(repo: Repo, remotes: bool = False) -> dict[str, str]:
@@ -176,14 +215,14 @@ def paths_changed_within(repo: Repo, commit: str, seconds: int) -> set[str]:
 
     The window ends at ``commit``, not at today: an old branch's recent work still counts.
     """
-    tip = repo.object_store[commit.encode("ascii")]
+    tip = _commit(repo, commit)
     since = tip.commit_time - seconds
     paths: set[str] = set()
     for entry in repo.get_walker(include=[tip.id], since=since):
         c = entry.commit
         if c.commit_time < since:
             continue
-        parent_tree = repo.object_store[c.parents[0]].tree if c.parents else None
+        parent_tree = _commit(repo, c.parents[0]).tree if c.parents else None
         for change in tree_changes(repo.object_store, parent_tree, c.tree):
             for side in (change.old, change.new):
                 if side is not None and side.path:

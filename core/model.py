@@ -29,7 +29,7 @@ BRANCH_PREFIX_LEN = 16
 
 def branch_prefix(repo: str, branch: str) -> str:
     """The first part of every id on a branch: a hash of (repo, branch)."""
-    return hashlib.blake2b(f"{repo}\x1f{branch}".encode("utf-8"), digest_size=BRANCH_PREFIX_LEN // 2).hexdigest()
+    return hashlib.blake2b(f"{repo}\x1f{branch}".encode(), digest_size=BRANCH_PREFIX_LEN // 2).hexdigest()
 
 
 def node_id(repo: str, branch: str, path: str, label: str, qualname: str, ordinal: int = 0) -> str:
@@ -121,7 +121,9 @@ def subgraph_fingerprint(subgraph: FileSubgraph) -> str:
     # repr of sorted tuples: deterministic and several times faster than JSON per row.
     document = (
         sorted((n.id[cut:], n.label, n.path, sorted(n.props.items())) for n in subgraph.nodes),
-        sorted((e.src[cut:], e.type, e.dst[cut:], e.raw, e.line, e.resolved, e.inferred, e.via) for e in subgraph.edges),
+        sorted(
+            (e.src[cut:], e.type, e.dst[cut:], e.raw, e.line, e.resolved, e.inferred, e.via) for e in subgraph.edges
+        ),
         sorted((n.id[cut:], sorted(n.props.items())) for n in subgraph.unresolved),
     )
     return hashlib.blake2b(repr(document).encode("utf-8"), digest_size=16).hexdigest()

@@ -15,7 +15,6 @@ from branchgraph.core.errors import UnknownQuery
 _PARAM = re.compile(r"^//\s*param\s+(\w+):\s*(.*?)(?:\s*\[default:\s*(.+)\])?\s*$")
 
 
-
 @dataclass(frozen=True, slots=True)
 class QueryParam:
     name: str
@@ -36,7 +35,9 @@ class NamedQuery:
         known = {p.name for p in self.params}
         unknown = sorted(set(given) - known)
         if unknown:
-            raise UnknownQuery(f"query {self.name!r} has no parameter {', '.join(unknown)}; it takes {', '.join(sorted(known))}")
+            raise UnknownQuery(
+                f"query {self.name!r} has no parameter {', '.join(unknown)}; it takes {', '.join(sorted(known))}"
+            )
         bound = {p.name: p.default for p in self.params if not p.required}
         bound.update(given)
         missing = [p.name for p in self.params if p.name not in bound]

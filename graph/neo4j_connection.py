@@ -35,7 +35,9 @@ class Neo4jConnection:
             )
             self._driver.verify_connectivity()
         except AuthError as exc:
-            raise StoreUnavailable(f"Neo4j at {uri} rejected the credentials (BRANCHGRAPH_NEO4J_USER/PASSWORD)") from exc
+            raise StoreUnavailable(
+                f"Neo4j at {uri} rejected the credentials (BRANCHGRAPH_NEO4J_USER/PASSWORD)"
+            ) from exc
         except (ServiceUnavailable, DriverError, OSError, ValueError) as exc:
             raise StoreUnavailable(
                 f"cannot reach Neo4j at {uri}: {exc}. Start one with `docker/neo4j-local/neo4j-local start` "
@@ -73,11 +75,11 @@ class Neo4jConnection:
                 if len(self._verified_reads) < _VERIFIED_READS_KEPT:
                     self._verified_reads.add(query)
             result = tx.run(query, params)
-            rows = []
+            rows: list[dict[str, Any]] = []
             for record in result:
                 if len(rows) >= limit:
                     break
-                rows.append({key: _plain(record[key]) for key in record.keys()})
+                rows.append({key: _plain(value) for key, value in zip(record.keys(), record.values(), strict=True)})
             return rows
 
         timed = neo4j.unit_of_work(timeout=timeout_s)(work)
@@ -88,7 +90,9 @@ class Neo4jConnection:
         mode = neo4j.READ_ACCESS if read else neo4j.WRITE_ACCESS
         return self._driver.session(database=self.database, default_access_mode=mode)
 
-    def _autocommit(self, session: neo4j.Session, query: str, params: dict[str, Any] | None = None) -> list[neo4j.Record]:
+    def _autocommit(
+        self, session: neo4j.Session, query: str, params: dict[str, Any] | None = None
+    ) -> list[neo4j.Record]:
         """Run one auto-commit statement (schema changes and CALL ... IN TRANSACTIONS need one)."""
         return self._run_translated(lambda: list(session.run(query, params or {})))
 
@@ -105,7 +109,6 @@ class Neo4jConnection:
             raise StoreUnavailable(f"lost the connection to Neo4j at {self.uri}: {exc}") from exc
         except (Neo4jError, DriverError) as exc:
             raise StoreError(f"Neo4j error: {exc}") from exc
-
 
 
 _SCALARS = frozenset({str, int, float, bool, type(None)})

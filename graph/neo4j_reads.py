@@ -28,7 +28,8 @@ class Neo4jGraphReads(Neo4jConnection):
         if not ids:
             return {}
         rows = self.read_query(
-            "UNWIND $ids AS id " + _SYMBOL_BY_ID
+            "UNWIND $ids AS id "
+            + _SYMBOL_BY_ID
             + "RETURN n.id AS id, n.start_line AS s, n.end_line AS e, coalesce(n.has_conflict, false) AS c",
             {"ids": list(ids)},
         )

@@ -15,7 +15,7 @@ from typing import Any
 
 import neo4j
 
-from branchgraph.core.model import BRANCH_PREFIX_LEN, NODE_LABELS, FileSubgraph, branch_prefix
+from branchgraph.core.model import BRANCH_PREFIX_LEN, NODE_LABELS, FileSubgraph, Node, branch_prefix
 from branchgraph.graph.neo4j_connection import Neo4jConnection
 
 # Files are grouped into one transaction until this many rows; a file is never split.
@@ -105,7 +105,9 @@ class Neo4jGraphWrites(Neo4jConnection):
                 # Concurrent edge writes can deadlock on shared targets; the driver retries
                 # DeadlockDetected (a transient error) with the whole chunk.
                 self._run_translated(
-                    lambda: session.execute_write(lambda tx: tx.run(query, repo=repo, branch=branch, rows=rows).consume())
+                    lambda: session.execute_write(
+                        lambda tx: tx.run(query, repo=repo, branch=branch, rows=rows).consume()
+                    )
                 )
 
         with ThreadPoolExecutor(max_workers=_WRITERS) as pool:
@@ -114,7 +116,13 @@ class Neo4jGraphWrites(Neo4jConnection):
     def clone_branch(self, repo: str, source: str, target: str) -> None:
         """Copy every node and edge of ``source`` to ``target`` inside Neo4j, rebranching ids
         (a prefix swap, see ``graph.model.node_id``). ``target`` must hold nothing yet."""
-        params = {"repo": repo, "source": source, "target": target, "prefix": branch_prefix(repo, target), "cut": BRANCH_PREFIX_LEN}
+        params = {
+            "repo": repo,
+            "source": source,
+            "target": target,
+            "prefix": branch_prefix(repo, target),
+            "cut": BRANCH_PREFIX_LEN,
+        }
         with self._session() as session:
             for label in NODE_LABELS:
                 self._autocommit(
@@ -179,27 +187,28 @@ class Neo4jGraphWrites(Neo4jConnection):
         )
         with self._session() as session:
             record = self._run_translated(
-                lambda: session.execute_write(lambda tx: tx.run(query, repo=repo, branch=branch, paths=list(paths)).single())
+                lambda: session.execute_write(
+                    lambda tx: tx.run(query, repo=repo, branch=branch, paths=list(paths)).single(strict=True)
+                )
             )
         # An edge between two deleted nodes is counted from both ends: an upper bound.
         return {"nodes_deleted": record["n"], "edges_deleted": record["edges"] or 0}
 
     def prune_unresolved(self, repo: str, branch: str) -> int:
         query = (
-            "MATCH (u:Unresolved {repo: $repo, branch: $branch}) WHERE NOT (u)<--() "
-            "DELETE u RETURN count(u) AS deleted"
+            "MATCH (u:Unresolved {repo: $repo, branch: $branch}) WHERE NOT (u)<--() DELETE u RETURN count(u) AS deleted"
         )
         with self._session() as session:
             record = self._run_translated(
-                lambda: session.execute_write(lambda tx: tx.run(query, repo=repo, branch=branch).single())
+                lambda: session.execute_write(lambda tx: tx.run(query, repo=repo, branch=branch).single(strict=True))
             )
-        return int(record["deleted"]) if record else 0
+        return int(record["deleted"])
 
 
 def _node_rows(subgraphs: Sequence[FileSubgraph]) -> dict[str, list[dict[str, Any]]]:
     """Node rows grouped by label; shared ``Unresolved`` targets appear once."""
     rows: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    unresolved = {}
+    unresolved: dict[str, Node] = {}
     for s in subgraphs:
         for n in s.nodes:
             rows[n.label].append({"id": n.id, "props": {**n.props, "path": n.path}})
@@ -216,7 +225,15 @@ def _edge_rows(subgraphs: Sequence[FileSubgraph]) -> dict[tuple[str, str, str], 
         for e in s.edges:
             assert e.src_label in NODE_LABELS and e.dst_label in NODE_LABELS
             rows[(e.type, e.src_label, e.dst_label)].append(
-                {"s": e.src, "d": e.dst, "raw": e.raw, "line": e.line, "resolved": e.resolved, "inferred": e.inferred, "via": e.via}
+                {
+                    "s": e.src,
+                    "d": e.dst,
+                    "raw": e.raw,
+                    "line": e.line,
+                    "resolved": e.resolved,
+                    "inferred": e.inferred,
+                    "via": e.via,
+                }
             )
     return rows
 
@@ -277,7 +294,7 @@ def _replace_in_tx(tx: neo4j.ManagedTransaction, repo: str, branch: str, batch: 
             repo=repo,
             branch=branch,
             paths=paths,
-        ).single()["n"]
+        ).single(strict=True)["n"]
         deleted["edges_deleted"] += owned
         vanished: dict[str, list[str]] = defaultdict(list)
         for node_id, label in old:
@@ -288,7 +305,7 @@ def _replace_in_tx(tx: neo4j.ManagedTransaction, repo: str, branch: str, batch: 
                 f"UNWIND $ids AS id MATCH (n:{label} {{id: id}}) "
                 "WITH n, COUNT { (n)--() } AS degree DETACH DELETE n RETURN count(n) AS n, sum(degree) AS edges",
                 ids=ids,
-            ).single()
+            ).single(strict=True)
             deleted["nodes_deleted"] += record["n"]
             deleted["edges_deleted"] += record["edges"] or 0
     for label, rows in _node_rows(batch).items():
@@ -296,7 +313,7 @@ def _replace_in_tx(tx: neo4j.ManagedTransaction, repo: str, branch: str, batch: 
     for (edge_type, src_label, dst_label), rows in _edge_rows(batch).items():
         # A target in a file of a later batch is MERGEd as a keyed node the later batch
         # completes, so no edge waits for write order.
-        tx.run(_create_edges_query(edge_type, src_label, dst_label, "MERGE"), repo=repo, branch=branch, rows=rows).consume()
+        tx.run(
+            _create_edges_query(edge_type, src_label, dst_label, "MERGE"), repo=repo, branch=branch, rows=rows
+        ).consume()
     return deleted
-
-

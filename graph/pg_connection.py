@@ -11,6 +11,7 @@ import contextlib
 import hashlib
 from collections.abc import Iterator
 from importlib import resources
+from typing import Any
 
 import psycopg
 from pgvector.psycopg import register_vector
@@ -32,6 +33,14 @@ def connect(url: str) -> psycopg.Connection:
     # Autocommit: every unit of work is an explicit transaction (PgConnection._transaction), and no
     # stray statement can leave a transaction open that holds locks for the connection's life.
     return psycopg.connect(url, connect_timeout=10, autocommit=True)
+
+
+def scalar(cur: psycopg.Cursor[Any]) -> Any:
+    """The first column of the one row a statement returns (aggregates always return one)."""
+    row = cur.fetchone()
+    if row is None:
+        raise StoreError("PostgreSQL returned no row where one was expected")
+    return row[0]
 
 
 class PgConnection:
@@ -69,7 +78,7 @@ class PgConnection:
         version = hashlib.blake2b(ddl.encode("utf-8"), digest_size=8).hexdigest()
         with self._transaction() as cur:
             cur.execute("SELECT to_regclass('branchgraph_schema') IS NOT NULL")
-            if cur.fetchone()[0]:
+            if scalar(cur):
                 cur.execute("SELECT 1 FROM branchgraph_schema WHERE version = %s", (version,))
                 if cur.fetchone():
                     return
@@ -78,7 +87,9 @@ class PgConnection:
         with self._transaction() as cur:
             cur.execute("SELECT pg_advisory_xact_lock(4242)")
             cur.execute(ddl)
-            cur.execute("CREATE TABLE IF NOT EXISTS branchgraph_schema (version text PRIMARY KEY, applied_at timestamptz DEFAULT now())")
+            cur.execute(
+                "CREATE TABLE IF NOT EXISTS branchgraph_schema (version text PRIMARY KEY, applied_at timestamptz DEFAULT now())"
+            )
             cur.execute("INSERT INTO branchgraph_schema (version) VALUES (%s) ON CONFLICT DO NOTHING", (version,))
 
     @contextlib.contextmanager

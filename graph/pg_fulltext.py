@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from branchgraph.graph.pg_connection import ROW_COLUMNS, PgConnection
+from branchgraph.graph.pg_connection import ROW_COLUMNS, PgConnection, scalar
 from branchgraph.graph.protocols import NodeRow, ScoredRow
 
 # How full-text matches are ranked. ts_rank (term frequency) costs half of ts_rank_cd (cover
@@ -44,12 +44,12 @@ class PgFullText(PgConnection):
         if key not in self._common_terms:
             with self._transaction() as cur:
                 cur.execute("SELECT count(*) FROM node_embeddings WHERE repo = %s AND branch = %s", (repo, branch))
-                rows = cur.fetchone()[0]
+                rows = scalar(cur)
                 cur.execute(
-                    "SELECT word FROM ts_stat(format('SELECT lexical_tsv FROM node_embeddings WHERE repo = %%L AND branch = %%L', %s::text, %s::text)) "
+                    "SELECT word FROM ts_stat(format("
+                    "'SELECT lexical_tsv FROM node_embeddings WHERE repo = %%L AND branch = %%L', %s::text, %s::text)) "
                     "WHERE ndoc > %s",
                     (repo, branch, max(floor, int(rows * share))),
                 )
                 self._common_terms[key] = frozenset(word for (word,) in cur.fetchall())
         return self._common_terms[key]
-

@@ -11,19 +11,20 @@ import time
 from collections.abc import Iterator, Sequence
 
 from branchgraph.core.errors import IngestLocked
-from branchgraph.graph.pg_connection import PgConnection, connect
+from branchgraph.graph.pg_connection import PgConnection, connect, scalar
 from branchgraph.graph.protocols import BranchRecord
 
 
 class PgIndexState(PgConnection):
     """The ``IndexState`` capability on PostgreSQL."""
 
-
     def file_states(self, repo: str, branch: str) -> dict[str, tuple[str, str | None]]:
         """path -> (blob_sha, fingerprint) of what the graph holds; a None fingerprint means a
         rewrite may not have finished."""
         with self._transaction() as cur:
-            cur.execute("SELECT path, blob_sha, fingerprint FROM file_states WHERE repo = %s AND branch = %s", (repo, branch))
+            cur.execute(
+                "SELECT path, blob_sha, fingerprint FROM file_states WHERE repo = %s AND branch = %s", (repo, branch)
+            )
             return {path: (blob, fp) for path, blob, fp in cur.fetchall()}
 
     def file_blobs(self, repo: str, branch: str, paths: Sequence[str]) -> dict[str, str]:
@@ -53,7 +54,8 @@ class PgIndexState(PgConnection):
         with self._transaction() as cur:
             if removed:
                 cur.execute(
-                    "DELETE FROM file_states WHERE repo = %s AND branch = %s AND path = ANY(%s)", (repo, branch, list(removed))
+                    "DELETE FROM file_states WHERE repo = %s AND branch = %s AND path = ANY(%s)",
+                    (repo, branch, list(removed)),
                 )
             cur.executemany(
                 "INSERT INTO file_states (repo, branch, path, blob_sha, fingerprint) VALUES (%s, %s, %s, %s, %s) "
@@ -61,7 +63,6 @@ class PgIndexState(PgConnection):
                 "fingerprint = EXCLUDED.fingerprint",
                 [(repo, branch, path, blob, fp) for path, blob, fp in states],
             )
-
 
     def clone_branch(self, repo: str, source: str, target: str, target_prefix: str, prefix_len: int) -> None:
         """Copy the source branch's node rows and file states to a new branch, rebranching ids."""
@@ -87,7 +88,6 @@ class PgIndexState(PgConnection):
             for table in ("node_embeddings", "file_states", "ingest_runs", "branches"):
                 cur.execute(f"DELETE FROM {table} WHERE repo = %s AND branch = %s", (repo, branch))
 
-
     def branch_is_new(self, repo: str, branch: str) -> bool:
         """True when the branch was never indexed and no ingest of it ever started."""
         with self._transaction() as cur:
@@ -96,7 +96,7 @@ class PgIndexState(PgConnection):
                 "OR EXISTS (SELECT 1 FROM ingest_runs WHERE repo = %s AND branch = %s)",
                 (repo, branch, repo, branch),
             )
-            return not cur.fetchone()[0]
+            return not scalar(cur)
 
     def start_run(self, repo: str, branch: str, commit: str) -> None:
         with self._transaction() as cur:
@@ -146,10 +146,11 @@ class PgIndexState(PgConnection):
             )
             return [BranchRecord(*row) for row in cur.fetchall()]
 
-
     def recent_paths(self, repo: str, commit: str, days: int) -> list[str] | None:
         with self._transaction() as cur:
-            cur.execute("SELECT paths FROM recent_paths WHERE repo = %s AND commit = %s AND days = %s", (repo, commit, days))
+            cur.execute(
+                "SELECT paths FROM recent_paths WHERE repo = %s AND commit = %s AND days = %s", (repo, commit, days)
+            )
             row = cur.fetchone()
             return None if row is None else list(row[0])
 
@@ -160,7 +161,6 @@ class PgIndexState(PgConnection):
                 (repo, commit, days, json.dumps(sorted(paths))),
             )
 
-
     @contextlib.contextmanager
     def ingest_lock(self, repo: str, branch: str, wait: bool = True, poll_s: float = 0.5) -> Iterator[None]:
         """Hold the advisory lock that keeps two ingests of one branch from interleaving."""
@@ -168,7 +168,7 @@ class PgIndexState(PgConnection):
         lock_conn = connect(self.url)
         try:
             while True:
-                (acquired,) = lock_conn.execute("SELECT pg_try_advisory_lock(hashtextextended(%s, 0))", (key,)).fetchone()
+                acquired = scalar(lock_conn.execute("SELECT pg_try_advisory_lock(hashtextextended(%s, 0))", (key,)))
                 if acquired:
                     break
                 if not wait:

@@ -11,7 +11,6 @@ from branchgraph.graph.pg_connection import PgConnection
 class PgParseCache(PgConnection):
     """The ``ParseCache`` capability on PostgreSQL."""
 
-
     def cached_parses(self, blob_shas: Iterable[str], language: str, version: int) -> dict[str, bytes]:
         wanted = sorted(set(blob_shas))
         if not wanted:

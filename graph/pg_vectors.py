@@ -10,13 +10,12 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 from psycopg import sql
 
-from branchgraph.graph.pg_connection import ROW_COLUMNS, PgConnection
+from branchgraph.graph.pg_connection import ROW_COLUMNS, PgConnection, scalar
 from branchgraph.graph.protocols import NodeEmbeddingRow, NodeRow, ScoredRow
 
 
 class PgVectors(PgConnection):
     """The ``VectorStore`` capability on PostgreSQL with pgvector."""
-
 
     def missing_content_keys(self, keys: Iterable[str]) -> set[str]:
         wanted = sorted(set(keys))
@@ -49,7 +48,9 @@ class PgVectors(PgConnection):
         if not moves:
             return set()
         with self._transaction() as cur:
-            cur.execute("CREATE TEMP TABLE moves (old_path text, label text, symbol_hash text, new_key text) ON COMMIT DROP")
+            cur.execute(
+                "CREATE TEMP TABLE moves (old_path text, label text, symbol_hash text, new_key text) ON COMMIT DROP"
+            )
             with cur.copy("COPY moves FROM STDIN") as copy:
                 for move in moves:
                     copy.write_row(move)
@@ -96,8 +97,18 @@ class PgVectors(PgConnection):
             with cur.copy("COPY incoming FROM STDIN") as copy:
                 for r in rows:
                     copy.write_row(
-                        (r.node_id, r.label, r.path, r.qualname, r.content_key, r.lexical, r.symbol_hash,
-                         r.start_line, r.end_line, r.has_conflict)
+                        (
+                            r.node_id,
+                            r.label,
+                            r.path,
+                            r.qualname,
+                            r.content_key,
+                            r.lexical,
+                            r.symbol_hash,
+                            r.start_line,
+                            r.end_line,
+                            r.has_conflict,
+                        )
                     )
             cur.execute(
                 "DELETE FROM node_embeddings n WHERE n.repo = %s AND n.branch = %s "
@@ -166,7 +177,7 @@ class PgVectors(PgConnection):
     def node_embedding_count(self, repo: str, branch: str) -> int:
         with self._transaction() as cur:
             cur.execute("SELECT count(*) FROM node_embeddings WHERE repo = %s AND branch = %s", (repo, branch))
-            return int(cur.fetchone()[0])
+            return int(scalar(cur))
 
 
 def approximate_nearest_sql(dims: int) -> sql.Composed:
@@ -190,5 +201,3 @@ def exact_nearest_sql(dims: int) -> sql.Composed:
         "WHERE n.repo = %(repo)s AND n.branch = %(branch)s AND e.model = %(model)s AND e.dims = {dims} "
         "ORDER BY e.embedding::vector({dims}) <=> %(q)s::vector({dims}), n.node_id LIMIT %(k)s"
     ).format(dims=sql.Literal(int(dims)))
-
-

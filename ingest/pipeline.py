@@ -19,7 +19,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -232,9 +232,14 @@ def ingest_branch(
                 branch=branch,
                 repo_path=str(root),
                 indexed_commit=summary.commit,
-                indexed_at=datetime.now(timezone.utc),
+                indexed_at=datetime.now(UTC),
                 embedder=summary.embedder,
-                counts={"files": summary.files, "nodes": summary.nodes, "edges": summary.edges, "dangling": summary.dangling},
+                counts={
+                    "files": summary.files,
+                    "nodes": summary.nodes,
+                    "edges": summary.edges,
+                    "dangling": summary.dangling,
+                },
                 unresolved_rate=summary.unresolved_rate,
                 base_branch=summary.base or (previous.base_branch if previous else None),
                 rename_map=diff.renamed,
@@ -291,7 +296,7 @@ def _parse(run: _Run, entries: list[git.TreeFile], max_file_bytes: int, bypass_c
             run.report("read", done, len(group))
         new_rows = []
         jobs = [(language, data) for _, data in misses]
-        for done, ((entry, _), result) in enumerate(zip(misses, extract_all(jobs)), 1):
+        for done, ((entry, _), result) in enumerate(zip(misses, extract_all(jobs), strict=True), 1):
             parsed[entry.blob_sha] = result
             new_rows.append((entry.blob_sha, encode_parsed(result)))
             run.report("parse", done, len(misses))
@@ -300,13 +305,13 @@ def _parse(run: _Run, entries: list[git.TreeFile], max_file_bytes: int, bypass_c
         work["parse_cache_hits"] += sum(1 for e in group if e.blob_sha in cached)
     files = []
     for entry in entries:
-        result = parsed.get(entry.blob_sha)
-        if result is None:
+        found = parsed.get(entry.blob_sha)
+        if found is None:
             continue  # skipped above
-        if result.size > max_file_bytes:
+        if found.size > max_file_bytes:
             skipped[SKIP_TOO_LARGE] += 1  # cached before the limit was lowered
             continue
-        files.append(ParsedSource(entry.path, entry.blob_sha, result))
+        files.append(ParsedSource(entry.path, entry.blob_sha, found))
     return _Parsed(files, skipped, work)
 
 
@@ -315,7 +320,9 @@ def _choose_base(run: _Run, commit: str, wanted: str | None) -> BranchRecord | N
     indexed commit differs from ``commit`` in the fewest files (when few enough to pay off)."""
     repo = run.repo
     candidates = [
-        r for r in run.stores.rows.branches(run.name) if r.branch != run.branch and git.commit_exists(repo, r.indexed_commit)
+        r
+        for r in run.stores.rows.branches(run.name)
+        if r.branch != run.branch and git.commit_exists(repo, r.indexed_commit)
     ]
     if wanted is not None:
         chosen = next((r for r in candidates if r.branch == wanted), None)
@@ -437,8 +444,16 @@ def _embed(
             lexical = lexical_text(p["qualname"], s.path, p["signature"], p["docstring"][:500])
             rows.append(
                 NodeEmbeddingRow(
-                    n.id, n.label, s.path, p["qualname"], key, lexical, p["content_hash"],
-                    p["start_line"], p["end_line"], bool(p.get("has_conflict")),
+                    n.id,
+                    n.label,
+                    s.path,
+                    p["qualname"],
+                    key,
+                    lexical,
+                    p["content_hash"],
+                    p["start_line"],
+                    p["end_line"],
+                    bool(p.get("has_conflict")),
                 )
             )
     missing = store.missing_content_keys(pending)
@@ -453,7 +468,7 @@ def _embed(
     for start in range(0, len(to_embed), _TEXTS_PER_EMBED):
         keys = to_embed[start : start + _TEXTS_PER_EMBED]
         vectors = embedder.embed([pending[k] for k in keys])
-        store.put_embeddings(embedder.model_id, list(zip(keys, vectors)))
+        store.put_embeddings(embedder.model_id, list(zip(keys, vectors, strict=True)))
         run.report("embed", min(start + _TEXTS_PER_EMBED, len(to_embed)), len(to_embed))
     if to_embed or carried:
         store.ensure_vector_index(embedder.model_id, embedder.dims)

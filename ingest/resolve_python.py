@@ -103,7 +103,7 @@ class PythonResolver:
         self._in_progress: set[tuple] = set()
         self._bases: dict[str, list[tuple[str, int, _Value]]] = {}
         self.file_ids: dict[str, str] = {}
-        self._base_refs: dict[tuple[str, int], list] = {}
+        self._base_refs: dict[tuple[str, int | None], list] = {}
         for f in files:
             self._index_file(f)
         self._by_id = {s.id: s for s in self.symbols.values()}
@@ -126,7 +126,9 @@ class PythonResolver:
             label = self._label(d, defs)
             ordinal = seen[(label, qualname)]
             seen[(label, qualname)] += 1
-            symbol = _Symbol(node_id(self.repo, self.branch, f.path, label, qualname, ordinal), label, qualname, f, index)
+            symbol = _Symbol(
+                node_id(self.repo, self.branch, f.path, label, qualname, ordinal), label, qualname, f, index
+            )
             self.symbols[(f.path, index)] = symbol
             # Later definitions shadow earlier ones, as at run time.
             self.children.setdefault((f.path, d.parent), {})[d.name] = symbol
@@ -139,7 +141,12 @@ class PythonResolver:
             if ref.kind == "base":
                 self._base_refs.setdefault((f.path, ref.scope), []).append(ref)
             elif ref.kind == "param_type" and ref.param:
-                self._bind(f.path, ref.scope, ref.param, ("annotated", ref.raw, defs[ref.scope].parent if ref.scope is not None else None))
+                self._bind(
+                    f.path,
+                    ref.scope,
+                    ref.param,
+                    ("annotated", ref.raw, defs[ref.scope].parent if ref.scope is not None else None),
+                )
 
     @staticmethod
     def _label(d: Definition, defs: list[Definition]) -> str:
@@ -185,7 +192,7 @@ class PythonResolver:
             return self._is_test_class(symbol, set())
         if not d.name.startswith("test"):
             return False
-        if symbol.label == "Method":
+        if symbol.label == "Method" and d.parent is not None:
             owner = self.symbols[(symbol.file.path, d.parent)]
             return self._is_test_class(owner, set())
         return d.parent is None and is_test_file(symbol.file.path)
@@ -346,7 +353,7 @@ class PythonResolver:
                 if isinstance(base, _Sym):
                     value = self._class_member(base.symbol, raw[len("super().") :].split(".")[0], set())
                 elif isinstance(base, _Ext):
-                    value = _Ext(f"{base.name}.{raw[len('super().'):]}")
+                    value = _Ext(f"{base.name}.{raw[len('super().') :]}")
                 if value is not None:
                     break
             return value
@@ -355,7 +362,7 @@ class PythonResolver:
             # `Invoice().add_line`: an attribute of a fresh instance of a class.
             callee = self._resolve_dotted(path, scope, constructed.group(1))
             if isinstance(callee, _Sym) and callee.symbol.label == "Class":
-                value: _Value = _Inst(callee.symbol)
+                value = _Inst(callee.symbol)
                 for attr in constructed.group(2).split("."):
                     value = self._member(value, attr) if value is not None else None
                 return value
@@ -412,7 +419,9 @@ class PythonResolver:
         for symbol in symbols:
             if symbol.label == "Class":
                 for raw, line, base in self._class_bases(symbol):
-                    self._emit_reference(out, f.path, Target(symbol.id, "Class"), "INHERITS_FROM", raw, line, base, ("Class",))
+                    self._emit_reference(
+                        out, f.path, Target(symbol.id, "Class"), "INHERITS_FROM", raw, line, base, ("Class",)
+                    )
 
         for imp in f.parsed.imports:
             self._emit_import(out, f, file_target, imp)
@@ -421,7 +430,9 @@ class PythonResolver:
             source = self._source(f, ref.scope, file_target)
             if ref.kind == "call":
                 value = self._resolve_dotted(f.path, ref.scope, ref.raw)
-                edge = self._emit_reference(out, f.path, source, "CALLS", ref.raw, ref.line, value, ("Class", "Function", "Method"))
+                edge = self._emit_reference(
+                    out, f.path, source, "CALLS", ref.raw, ref.line, value, ("Class", "Function", "Method")
+                )
                 if edge.resolved and ref.scope is not None:
                     self._emit_tested_by(out, f, ref.scope, edge)
             elif ref.kind in ("param_type", "return_type"):
@@ -456,7 +467,9 @@ class PythonResolver:
                 if isinstance(value, (_Inst, _Var)):
                     # `from m import CONSTANT`: a name that is no symbol node imports its module.
                     value = _Mod(module)
-        self._emit_reference(out, f.path, file_target, "IMPORTS", raw, imp.line, value, ("File", "Class", "Function", "Interface"))
+        self._emit_reference(
+            out, f.path, file_target, "IMPORTS", raw, imp.line, value, ("File", "Class", "Function", "Interface")
+        )
 
     def _emit_reference(
         self,

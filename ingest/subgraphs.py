@@ -108,14 +108,18 @@ class SubgraphEmitter:
             reason = REASON_EXTERNAL if external is not None else REASON_UNRESOLVED
             unresolved = self._unresolved_node(external if external is not None else raw, reason)
             graph.unresolved.append(unresolved)
-            edge = Edge(source.id, source.label, edge_type, unresolved.id, "Unresolved", raw=raw, line=line, resolved=False)
+            edge = Edge(
+                source.id, source.label, edge_type, unresolved.id, "Unresolved", raw=raw, line=line, resolved=False
+            )
         graph.edges.append(edge)
         return edge
 
     def tested_by(self, test_path: str, target: Target, test: Target, raw: str, line: int | None) -> None:
         """``target`` is exercised by the test ``test``; the test's file owns the edge, so it
         changes when the test changes."""
-        self._graphs[test_path].edges.append(Edge(target.id, target.label, "TESTED_BY", test.id, test.label, raw=raw, line=line))
+        self._graphs[test_path].edges.append(
+            Edge(target.id, target.label, "TESTED_BY", test.id, test.label, raw=raw, line=line)
+        )
 
     def subgraphs(self) -> list[FileSubgraph]:
         """Every file's subgraph, duplicate edges and shared targets collapsed."""

@@ -66,8 +66,17 @@ def gather(
     for (hit, score), is_entry in [*((e, True) for e in entries), *((m, False) for m in matches)]:
         reason = "entry" if is_entry else "search match"
         candidates[hit.id] = Candidate(
-            hit.id, hit.kind, hit.qualname, hit.path, Span(hit.start_line or 1, hit.end_line or hit.start_line or 1),
-            score, reason, None, is_entry, [reason], has_conflict=hit.has_conflict,
+            hit.id,
+            hit.kind,
+            hit.qualname,
+            hit.path,
+            Span(hit.start_line or 1, hit.end_line or hit.start_line or 1),
+            score,
+            reason,
+            None,
+            is_entry,
+            [reason],
+            has_conflict=hit.has_conflict,
         )
     entry_scores = {hit.id: score for hit, score in entries}
     qualnames = {c.id: c.qualname for c in candidates.values()}
@@ -88,8 +97,17 @@ def gather(
         found = candidates.get(row["id"])
         if found is None:
             candidates[row["id"]] = Candidate(
-                row["id"], row["label"], row["qualname"], row["path"], Span(row["start_line"], row["end_line"]),
-                score, reason, parent, False, [reason], members=row.get("members"),
+                row["id"],
+                row["label"],
+                row["qualname"],
+                row["path"],
+                Span(row["start_line"], row["end_line"]),
+                score,
+                reason,
+                parent,
+                False,
+                [reason],
+                members=row.get("members"),
             )
             continue
         found.reasons.append(reason)
@@ -98,7 +116,9 @@ def gather(
     return candidates, uses, len(conflicted - set(candidates))
 
 
-def read_texts(candidates: dict[str, Candidate], sources: BranchSources, full_class_tokens: int, warnings: list[str]) -> None:
+def read_texts(
+    candidates: dict[str, Candidate], sources: BranchSources, full_class_tokens: int, warnings: list[str]
+) -> None:
     """Fill in each candidate's text; drop those whose file cannot be read."""
     sources.prefetch([c.path for c in candidates.values()])
     for c in sorted(candidates.values(), key=lambda c: (not c.is_entry, -c.score)):
@@ -138,7 +158,7 @@ def _conflict_span(span: Span, source: FileText) -> Span:
     markers that cut its parse short."""
     defs = source.definitions
     extents = conflict_extents(defs, len(source.lines))
-    for d, end in zip(defs, extents):
+    for d, end in zip(defs, extents, strict=True):
         if d.start_line == span.start_line:
             return Span(span.start_line, max(span.end_line, end))
     return span
@@ -175,7 +195,9 @@ def _outline(c: Candidate, same_file: list[Candidate]) -> str:
         )
     else:
         defs = source.definitions
-        index = next((i for i, d in enumerate(defs) if (d.start_line, d.end_line) == (c.span.start_line, c.span.end_line)), None)
+        index = next(
+            (i for i, d in enumerate(defs) if (d.start_line, d.end_line) == (c.span.start_line, c.span.end_line)), None
+        )
         if index is None:
             return c.text
         children = [_Member(d.start_line, d.end_line, d.signature, d.name) for d in defs if d.parent == index]
@@ -198,7 +220,9 @@ def _outline(c: Candidate, same_file: list[Candidate]) -> str:
 def fold_nested(candidates: dict[str, Candidate]) -> None:
     """A symbol whose text lies inside another item's full text (a method of a class shown in
     full) is not repeated: it is folded into that item, which inherits its reasons."""
-    full = sorted((c for c in candidates.values() if not c.outline), key=lambda c: (c.path, c.span.start_line, -c.span.end_line))
+    full = sorted(
+        (c for c in candidates.values() if not c.outline), key=lambda c: (c.path, c.span.start_line, -c.span.end_line)
+    )
     folded: dict[str, str] = {}
     open_items: list[Candidate] = []
     for c in full:

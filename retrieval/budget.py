@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 CHARS_PER_TOKEN = 4
 
@@ -27,7 +27,10 @@ class Trimmable(Protocol):
     tokens: int
 
 
-def trim_to_budget(items: Sequence[Trimmable], budget: int, on_drop: Callable[[Trimmable], None] | None = None) -> list[Trimmable]:
+T = TypeVar("T", bound=Trimmable)
+
+
+def trim_to_budget(items: Sequence[T], budget: int, on_drop: Callable[[T], None] | None = None) -> list[T]:
     """Drop the lowest-scoring leaves until the items fit ``budget``.
 
     The spine stays: entries and every item another kept item hangs from. A

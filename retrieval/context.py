@@ -113,8 +113,12 @@ def build_context(
     )
     chosen = _choose_entries(hits, entries, warnings)
     result: dict[str, Any] = dict(
-        query=query, repo=branch.repo, branch=branch.branch, indexed_commit=branch.indexed_commit,
-        behind_commits=branch.behind_commits, budget_tokens=budget_tokens,
+        query=query,
+        repo=branch.repo,
+        branch=branch.branch,
+        indexed_commit=branch.indexed_commit,
+        behind_commits=branch.behind_commits,
+        budget_tokens=budget_tokens,
     )
     if branch.behind_commits:
         warnings.append(
@@ -134,7 +138,10 @@ def build_context(
     )
     similarity = _similarity(stores, branch, query_vector, list(candidates))
     final_scores(
-        candidates, similarity, recent.of(branch.repo, sources.repo, branch.indexed_commit), SIMILARITY_WEIGHT,
+        candidates,
+        similarity,
+        recent.of(branch.repo, sources.repo, branch.indexed_commit),
+        SIMILARITY_WEIGHT,
         asks_about_support(query),
     )
     if conflicted:
@@ -166,7 +173,9 @@ def build_context(
     if dropped:
         warnings.append(f"{len(dropped)} lower-ranked items left out to fit {budget_tokens} tokens")
     if tokens > budget_tokens:
-        warnings.append(f"the entry symbols and the items connecting them need {tokens} tokens, over the budget of {budget_tokens}")
+        warnings.append(
+            f"the entry symbols and the items connecting them need {tokens} tokens, over the budget of {budget_tokens}"
+        )
     items = [_item(c) for c in kept]
     return ContextResult(items=items, order=reading_order(kept, uses), warnings=warnings, tokens=tokens, **result)
 
@@ -193,7 +202,7 @@ def _similarity(
     matrix = np.stack([vectors[i] for i in order])
     q = np.asarray(query_vector, dtype=np.float32)
     sims = matrix @ q / (np.linalg.norm(matrix, axis=1) * (np.linalg.norm(q) or 1.0) + 1e-12)
-    return dict(zip(order, (float(x) for x in sims)))
+    return dict(zip(order, (float(x) for x in sims), strict=True))
 
 
 def _choose_entries(hits: list[SearchHit], entries: int, warnings: list[str]) -> list[SearchHit]:
@@ -219,7 +228,19 @@ def _choose_entries(hits: list[SearchHit], entries: int, warnings: list[str]) ->
 
 def _item(c: Candidate) -> ContextItem:
     return ContextItem(
-        id=c.id, kind=c.kind, qualname=c.qualname, path=c.path, start_line=c.span.start_line, end_line=c.span.end_line,
-        score=round(c.score, 4), reason=c.reason, text=c.text, stale=c.stale, outline=c.outline,
-        reasons=list(dict.fromkeys(c.reasons)), via=c.parent, folded=list(c.folded), tokens=c.tokens,
+        id=c.id,
+        kind=c.kind,
+        qualname=c.qualname,
+        path=c.path,
+        start_line=c.span.start_line,
+        end_line=c.span.end_line,
+        score=round(c.score, 4),
+        reason=c.reason,
+        text=c.text,
+        stale=c.stale,
+        outline=c.outline,
+        reasons=list(dict.fromkeys(c.reasons)),
+        via=c.parent,
+        folded=list(c.folded),
+        tokens=c.tokens,
     )

@@ -22,7 +22,9 @@ class GoldenSet:
 
 
 def recall_at(
-    golden: GoldenSet, retrieve: Callable[[str, int], list[str] | list[tuple[str, ...]]], ks: tuple[int, ...] = (5, 10, 20)
+    golden: GoldenSet,
+    retrieve: Callable[[str, int], list[str] | list[tuple[str, ...]]],
+    ks: tuple[int, ...] = (5, 10, 20),
 ) -> dict[int, float]:
     """Mean over questions of the share of wanted symbols among the top k results. A result
     is a qualname, or a tuple of the qualnames one context item shows (a class in full shows

@@ -45,7 +45,9 @@ SIMILARITY_WEIGHT = 0.3
 # Tests, examples, docs and benchmarks by directory, in any language; by file name, each
 # language's own test conventions (``core.languages``).
 _SUPPORT_DIRS = re.compile(r"(^|/)(tests?|testing_?utils|examples?|docs?|benchmarks?|bench)/")
-_SUPPORT_WORDS = re.compile(r"\b(tests?|testing|unittests?|pytest|fixtures?|examples?|docs?|documentation|bench\w*)\b", re.IGNORECASE)
+_SUPPORT_WORDS = re.compile(
+    r"\b(tests?|testing|unittests?|pytest|fixtures?|examples?|docs?|documentation|bench\w*)\b", re.IGNORECASE
+)
 SUPPORT_FACTOR = 0.6
 
 # Vendored or generated code by directory or name, in any language; each language adds its
@@ -74,7 +76,13 @@ def asks_about_support(query: str) -> bool:
     return bool(_SUPPORT_WORDS.search(query))
 
 
-def final_scores(candidates: dict[str, Candidate], similarity: dict[str, float], recent: frozenset[str], weight: float, about_support: bool) -> None:
+def final_scores(
+    candidates: dict[str, Candidate],
+    similarity: dict[str, float],
+    recent: frozenset[str],
+    weight: float,
+    about_support: bool,
+) -> None:
     """Blend each candidate's structural score with its own similarity to the query (scaled
     so the most similar candidate has 1), then apply the path factors. Similarity re-ranks
     what the graph brought in: a callee about the question beats one that is not."""

@@ -14,7 +14,9 @@ def render_item(item) -> str:
         notes.append("outline: bodies left out")
     if item.stale:
         notes.append("STALE: the file changed since it was indexed")
-    header = f"### `{item.qualname}` — {item.reason}\n`{item.path}:{item.start_line}-{item.end_line}` · " + " · ".join(notes)
+    header = f"### `{item.qualname}` — {item.reason}\n`{item.path}:{item.start_line}-{item.end_line}` · " + " · ".join(
+        notes
+    )
     return f"{header}\n\n{fence}\n{item.text}\n```\n"
 
 

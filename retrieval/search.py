@@ -32,7 +32,6 @@ _SYMBOL_LABELS = ("Class", "Function", "Method", "Interface")
 MODES = ("hybrid", "dense", "lexical")
 
 
-
 @dataclass(frozen=True, slots=True)
 class SearchHit:
     """One entry symbol: where it is and why it ranks where it does."""
@@ -86,7 +85,9 @@ def search(
         dense = rows_store.dense_search(branch.repo, branch.branch, embedder.model_id, query_vector, depth)
     lexical = []
     if mode != "dense":
-        common = rows_store.common_terms(branch.repo, branch.branch, branch.indexed_commit, COMMON_TERM_SHARE, COMMON_TERM_FLOOR)
+        common = rows_store.common_terms(
+            branch.repo, branch.branch, branch.indexed_commit, COMMON_TERM_SHARE, COMMON_TERM_FLOOR
+        )
         # Keep the query's rarest terms when every one of them is common.
         terms = [t for t in query_terms(query) if t not in common] or query_terms(query)
         lexical = rows_store.lexical_search(branch.repo, branch.branch, terms, depth)
@@ -119,7 +120,7 @@ def search(
             exact=node_id in exact,
             has_conflict=span.has_conflict if span else False,
         )
-        for node_id, span in zip(best, _spans(stores, best, rows))
+        for node_id, span in zip(best, _spans(stores, best, rows), strict=True)
     ]
 
 

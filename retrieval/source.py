@@ -15,14 +15,13 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
-from branchgraph.core.errors import BranchgraphError, OutsideRepository
-from branchgraph.graph.protocols import ParseCache, RetrievalSource
 from dulwich.repo import Repo
 
 from branchgraph.core import git
+from branchgraph.core.errors import BranchgraphError, OutsideRepository
 from branchgraph.core.extract import EXTRACTOR_VERSION, Definition, decode_parsed, extract
 from branchgraph.core.languages import language_for_path
-
+from branchgraph.graph.protocols import ParseCache, RetrievalSource
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,7 +77,7 @@ class FileText:
         dotted name nearest its old place; None when it is gone."""
         candidates = [
             d
-            for d, local in zip(self.definitions, self.local_names())
+            for d, local in zip(self.definitions, self.local_names(), strict=True)
             if qualname == local or qualname.endswith("." + local)
         ]
         if not candidates:

@@ -14,10 +14,10 @@ import uuid
 from pathlib import Path
 
 import pytest
+from gitrepo import commit_files, init_repo, read_tree
 
 from branchgraph.core.config import DEFAULT_NEO4J_URI, Config
 from branchgraph.core.errors import StoreUnavailable
-from gitrepo import commit_files, init_repo, read_tree
 
 FIXTURES = Path(__file__).parent / "fixtures"
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")

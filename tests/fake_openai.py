@@ -37,15 +37,36 @@ class FakeOpenAI:
                     server.requests.append({"path": self.path, "body": body, "auth": self.headers.get("Authorization")})
                     step = server.script.pop(0) if server.script else None
                 if self.headers.get("Authorization") != f"Bearer {server.api_key}":
-                    return self._reply(401, {"error": {"message": "Incorrect API key", "type": "invalid_request_error", "code": "invalid_api_key"}})
+                    return self._reply(
+                        401,
+                        {
+                            "error": {
+                                "message": "Incorrect API key",
+                                "type": "invalid_request_error",
+                                "code": "invalid_api_key",
+                            }
+                        },
+                    )
                 if step is not None:
                     status, headers = step
-                    return self._reply(status, {"error": {"message": f"scripted {status}", "type": "server_error"}}, headers)
+                    return self._reply(
+                        status, {"error": {"message": f"scripted {status}", "type": "server_error"}}, headers
+                    )
                 inputs = body["input"] if isinstance(body["input"], list) else [body["input"]]
                 dims = body.get("dimensions") or server.dims
-                data = [{"object": "embedding", "index": i, "embedding": vector_for(t, dims)} for i, t in enumerate(inputs)]
+                data = [
+                    {"object": "embedding", "index": i, "embedding": vector_for(t, dims)} for i, t in enumerate(inputs)
+                ]
                 data.reverse()  # the API does not promise order; the client must sort by index
-                self._reply(200, {"object": "list", "data": data, "model": body["model"], "usage": {"prompt_tokens": 1, "total_tokens": 1}})
+                self._reply(
+                    200,
+                    {
+                        "object": "list",
+                        "data": data,
+                        "model": body["model"],
+                        "usage": {"prompt_tokens": 1, "total_tokens": 1},
+                    },
+                )
 
             def _reply(self, status, payload, headers=None):
                 raw = json.dumps(payload).encode()

@@ -73,5 +73,7 @@ def snapshot(store, pg_store, repo: str, branch: str) -> dict:
         "nodes": Counter((r["path"], r["label"], r["name"], r["s"], r["e"], r["h"], r["reason"]) for r in nodes),
         "edges": Counter((key[r["a"]], r["t"], key[r["b"]], r["resolved"], r["raw"]) for r in edges),
         # The node rows' spans must follow the graph's through every update and branch clone.
-        "vectors": Counter((key.get(node_id), content, start, end, conflict) for node_id, content, start, end, conflict in vectors),
+        "vectors": Counter(
+            (key.get(node_id), content, start, end, conflict) for node_id, content, start, end, conflict in vectors
+        ),
     }

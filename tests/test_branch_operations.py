@@ -12,11 +12,10 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-
-from branchgraph import api
-from branchgraph.cli import cli
-from branchgraph import IngestLocked
 from gitrepo import commit_files, init_repo
+
+from branchgraph import IngestLocked, api
+from branchgraph.cli import cli
 
 pytestmark = [pytest.mark.neo4j, pytest.mark.postgres]
 
@@ -32,7 +31,9 @@ def test_all_branches_cheapest_first(repo_dir: Path, config, graph_store):
     repo = init_repo(repo_dir)
     root = commit_files(repo, APP)
     commit_files(repo, {**APP, "b.py": "def b():\n    pass\n"}, branch="feature/b", parents=[root.encode()])
-    commit_files(repo, {**APP, "c.py": "def c():\n    pass\n", "d.py": "x = 1\n"}, branch="feature/c", parents=[root.encode()])
+    commit_files(
+        repo, {**APP, "c.py": "def c():\n    pass\n", "d.py": "x = 1\n"}, branch="feature/c", parents=[root.encode()]
+    )
     summaries = api.ingest_all(repo_dir, config=config)
     assert [s.branch for s in summaries] == ["main", "feature/b", "feature/c"]
     assert [s.strategy for s in summaries] == ["bulk", "branch-off", "branch-off"]

@@ -12,9 +12,9 @@ from pathlib import Path
 import click
 import pytest
 from click.testing import CliRunner
+from expected_shop import FILES
 
 from branchgraph.cli import cli
-from expected_shop import FILES
 
 README = Path(__file__).parent.parent / "README.md"
 
@@ -66,7 +66,18 @@ def test_ingest_status_cypher_end_to_end(shop_repo: Path, service_env):
     result = runner.invoke(cli, ["ingest", str(shop_repo), "--json"], env=service_env)
     assert result.exit_code == 0, result.output
     summary = json.loads(result.output)
-    assert {"repo", "branch", "commit", "files", "skipped", "nodes", "edges", "dangling", "unresolved_rate", "seconds"} <= set(summary)
+    assert {
+        "repo",
+        "branch",
+        "commit",
+        "files",
+        "skipped",
+        "nodes",
+        "edges",
+        "dangling",
+        "unresolved_rate",
+        "seconds",
+    } <= set(summary)
     assert (summary["repo"], summary["branch"], summary["files"]) == (shop_repo.name, "main", len(FILES))
 
     human = runner.invoke(cli, ["ingest", str(shop_repo)], env=service_env)
@@ -80,16 +91,30 @@ def test_ingest_status_cypher_end_to_end(shop_repo: Path, service_env):
 
     rows = runner.invoke(
         cli,
-        ["cypher", "MATCH (f:Function {repo: $repo, name: $name}) RETURN f.qualname AS q", "--param", f"repo={shop_repo.name}", "--param", "name=rate", "--json"],
+        [
+            "cypher",
+            "MATCH (f:Function {repo: $repo, name: $name}) RETURN f.qualname AS q",
+            "--param",
+            f"repo={shop_repo.name}",
+            "--param",
+            "name=rate",
+            "--json",
+        ],
         env=service_env,
     )
     assert rows.exit_code == 0, rows.output
     assert json.loads(rows.output) == [{"q": "shop.billing.tax.rate"}]
 
-    refused = runner.invoke(cli, ["cypher", "MATCH (n {repo: $r}) DETACH DELETE n", "--param", f"r={shop_repo.name}"], env=service_env)
+    refused = runner.invoke(
+        cli, ["cypher", "MATCH (n {repo: $r}) DETACH DELETE n", "--param", f"r={shop_repo.name}"], env=service_env
+    )
     assert refused.exit_code == 1
     assert "refused" in refused.output
-    still = runner.invoke(cli, ["cypher", "MATCH (n {repo: $r}) RETURN count(n) AS n", "--param", f"r={shop_repo.name}", "--json"], env=service_env)
+    still = runner.invoke(
+        cli,
+        ["cypher", "MATCH (n {repo: $r}) RETURN count(n) AS n", "--param", f"r={shop_repo.name}", "--json"],
+        env=service_env,
+    )
     assert json.loads(still.output)[0]["n"] > 0
 
 
@@ -98,7 +123,13 @@ def test_ingest_status_cypher_end_to_end(shop_repo: Path, service_env):
 def test_installed_command_runs_as_a_process(shop_repo: Path, service_env):
     exe = shutil.which("branchgraph", path=str(Path(sys.executable).parent)) or shutil.which("branchgraph")
     assert exe, "the branchgraph console script is not installed"
-    proc = subprocess.run([exe, "ingest", str(shop_repo), "--json"], env={**os.environ, **service_env}, capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [exe, "ingest", str(shop_repo), "--json"],
+        env={**os.environ, **service_env},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["files"] == len(FILES)
 

@@ -8,13 +8,12 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-
-from branchgraph import api
-from branchgraph.cli import cli
-from branchgraph import OutsideRepository
-from branchgraph.retrieval.source import BranchSources
 from conftest import FIXTURES
 from gitrepo import commit_files, read_tree
+
+from branchgraph import OutsideRepository, api
+from branchgraph.cli import cli
+from branchgraph.retrieval.source import BranchSources
 
 pytestmark = [pytest.mark.neo4j, pytest.mark.postgres]
 
@@ -54,7 +53,9 @@ def test_every_expansion_kind_reaches_the_context(indexed_shop, config):
         f"enclosing class of {REFUND}",
     } <= reasons
     assert items["shop.billing.invoice.Line"].via == items["shop.billing.invoice.Invoice.add_line"].id
-    assert {f"caller of {REFUND}", f"test of {REFUND}"} <= set(items["tests.test_invoice.TestPayment.test_refund"].reasons)
+    assert {f"caller of {REFUND}", f"test of {REFUND}"} <= set(
+        items["tests.test_invoice.TestPayment.test_refund"].reasons
+    )
     based = by_qualname(api.context("the Invoice class", repo=indexed_shop, config=config, entries=1))
     assert "base of shop.billing.invoice.Invoice" in based["shop.core.base.BaseDocument"].reasons
 
@@ -79,10 +80,16 @@ def test_classes_reached_by_expansion_are_outlines_without_repeated_text(indexed
             continue
         regained += "shop.payments.Payment.full" not in items
         payment = items["shop.payments.Payment"]
-        assert payment.outline and payment.text.startswith("class Payment:") and "self.amount = amount" not in payment.text
+        assert (
+            payment.outline and payment.text.startswith("class Payment:") and "self.amount = amount" not in payment.text
+        )
         # Each method is either an item of its own (then the outline leaves its signature out)
         # or one signature line of the outline, also after the budget dropped it.
-        for method, signature in (("__init__", "def __init__(self, amount)"), ("full", "def full(cls, invoice: Invoice)"), ("refund", "def refund(")):
+        for method, signature in (
+            ("__init__", "def __init__(self, amount)"),
+            ("full", "def full(cls, invoice: Invoice)"),
+            ("refund", "def refund("),
+        ):
             shown = f"shop.payments.Payment.{method}" in items
             assert (signature in payment.text) != shown, (budget, method)
         assert "add_line(-self.amount)" in items[REFUND].text
@@ -118,7 +125,10 @@ def test_the_budget_drops_low_scoring_leaves_and_keeps_the_spine(indexed_shop, c
     assert trimmed.tokens <= full.tokens - 60 and trimmed.tokens == sum(i.tokens for i in trimmed.items)
     assert REFUND in kept and len(kept) < len(full.items)
     dropped = [i for i in full.items if i.qualname not in kept]
-    assert max(i.score for i in dropped) <= min(i.score for i in trimmed.items if i.via is not None) + 1e-9 or line.qualname in kept
+    assert (
+        max(i.score for i in dropped) <= min(i.score for i in trimmed.items if i.via is not None) + 1e-9
+        or line.qualname in kept
+    )
     ids = {i.id for i in trimmed.items}
     assert all(i.via is None or i.via in ids for i in trimmed.items), "an item lost what connects it to its entry"
     assert any("left out to fit" in w for w in trimmed.warnings)
@@ -144,7 +154,8 @@ def test_a_branch_that_is_not_checked_out_is_read_from_git_blobs(shop_repo, conf
     check_out(shop_repo, files)  # the working tree holds main
     feature = dict(files)
     feature["src/shop/payments.py"] = files["src/shop/payments.py"].replace(
-        b"        invoice.add_line(-self.amount)\n", b"        # feature: refunds are negative lines\n        invoice.add_line(-self.amount)\n"
+        b"        invoice.add_line(-self.amount)\n",
+        b"        # feature: refunds are negative lines\n        invoice.add_line(-self.amount)\n",
     )
     repo = Repo(str(shop_repo))
     commit_files(repo, feature, branch="feature", parents=[repo.refs[b"refs/heads/main"]])
@@ -163,7 +174,9 @@ def test_a_drifted_file_is_relocated_by_reparsing_and_flagged_stale(shop_repo, c
     check_out(shop_repo, files)
     api.ingest(shop_repo, config=config)
     edited = files["src/shop/payments.py"].replace(b"class Payment:\n", b"# a\n# b\n# c\nclass Payment:\n")
-    edited = edited.replace(b"        return Payment(self.amount)\n", b"        log_refund(self)\n        return Payment(self.amount)\n")
+    edited = edited.replace(
+        b"        return Payment(self.amount)\n", b"        log_refund(self)\n        return Payment(self.amount)\n"
+    )
     (shop_repo / "src/shop/payments.py").write_bytes(edited)
 
     result = api.context(QUESTION, repo=shop_repo, config=config, entries=1)
@@ -226,11 +239,15 @@ def test_the_json_document_and_markdown_from_the_cli(indexed_shop, config, monke
     out = runner.invoke(cli, ["context", QUESTION, "--repo", str(indexed_shop), "--json", "--budget", "3000"])
     assert out.exit_code == 0, out.output
     document = json.loads(out.output)
-    assert {"query", "repo", "branch", "indexed_commit", "behind_commits", "items", "warnings", "tokens"} <= set(document)
+    assert {"query", "repo", "branch", "indexed_commit", "behind_commits", "items", "warnings", "tokens"} <= set(
+        document
+    )
     assert document["branch"] == "main" and document["behind_commits"] == 0 and document["tokens"] <= 3000
     item = document["items"][0]
     assert {"id", "kind", "qualname", "path", "start_line", "end_line", "score", "reason", "text", "stale"} <= set(item)
-    markdown = runner.invoke(cli, ["context", QUESTION, "--repo", str(indexed_shop), "--format", "md", "--entries", "1"])
+    markdown = runner.invoke(
+        cli, ["context", QUESTION, "--repo", str(indexed_shop), "--format", "md", "--entries", "1"]
+    )
     assert markdown.exit_code == 0
     assert markdown.output.startswith(f"## Context for: {QUESTION}") and "```python\n" in markdown.output
     assert f"### `{REFUND}` — entry" in markdown.output

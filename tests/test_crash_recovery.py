@@ -12,10 +12,10 @@ import time
 from pathlib import Path
 
 import pytest
-
-from branchgraph import api
 from gitrepo import commit_files, init_repo
 from test_incremental import assert_equals_fresh_ingest
+
+from branchgraph import api
 
 pytestmark = [pytest.mark.neo4j, pytest.mark.postgres]
 
@@ -56,8 +56,15 @@ def run_ingest(repo_dir: Path, env: dict[str, str], kill_after: float | None) ->
     return proc.returncode
 
 
-def test_sigkill_at_random_points_then_rerun_converges(repo_dir: Path, config, graph_store, pg_store, neo4j_uri, pg_url):
-    env = {**os.environ, "BRANCHGRAPH_NEO4J_URI": neo4j_uri, "BRANCHGRAPH_DATABASE_URL": pg_url, "BRANCHGRAPH_EMBEDDER": "hashing"}
+def test_sigkill_at_random_points_then_rerun_converges(
+    repo_dir: Path, config, graph_store, pg_store, neo4j_uri, pg_url
+):
+    env = {
+        **os.environ,
+        "BRANCHGRAPH_NEO4J_URI": neo4j_uri,
+        "BRANCHGRAPH_DATABASE_URL": pg_url,
+        "BRANCHGRAPH_EMBEDDER": "hashing",
+    }
     rng = random.Random(20261130)
     repo = init_repo(repo_dir)
     first = commit_files(repo, generated_package(repo_dir.name, 250, 0))

@@ -70,7 +70,12 @@ def test_references_carry_scope_and_kind():
 def test_imports_and_assignments():
     parsed = extract("python", SOURCE)
     imports = {(i.module, i.name, i.alias) for i in parsed.imports}
-    assert imports == {("os.path", None, "osp"), (".sibling", "thing", "other"), (".sibling", "more", None), ("..up", "*", None)}
+    assert imports == {
+        ("os.path", None, "osp"),
+        (".sibling", "thing", "other"),
+        (".sibling", "more", None),
+        ("..up", "*", None),
+    }
     assert [(a.name, a.callee) for a in parsed.assignments] == [("value", "Outer")]
 
 

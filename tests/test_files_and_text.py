@@ -3,7 +3,6 @@
 import numpy as np
 import pytest
 
-from branchgraph.core.lexical import lexical_text, split_identifier
 from branchgraph.core.embed.hashing import HashingEmbedder
 from branchgraph.core.embed.text import MAX_BODY_CHARS, enriched_text
 from branchgraph.core.files import (
@@ -17,6 +16,7 @@ from branchgraph.core.files import (
 )
 from branchgraph.core.languages import language_for_path
 from branchgraph.core.languages.python import is_test_file as is_pytest_file
+from branchgraph.core.lexical import lexical_text, split_identifier
 from branchgraph.ingest.python_modules import absolute_module, module_name
 
 

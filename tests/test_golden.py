@@ -12,10 +12,10 @@ import tarfile
 from pathlib import Path
 
 import pytest
+from gitrepo import commit_files, init_repo, read_tree
 
 from branchgraph import api
 from branchgraph.retrieval.golden import GoldenSet, context_ranking, recall_at, search_ranking
-from gitrepo import commit_files, init_repo, read_tree
 
 pytestmark = [pytest.mark.neo4j, pytest.mark.postgres]
 
@@ -49,7 +49,19 @@ def golden(request, tmp_path_factory) -> tuple[GoldenSet, Path]:
     golden = GoldenSet.load(GOLDEN_DIR / f"{request.param}.json")
     work = tmp_path_factory.mktemp(f"golden-{request.param}")
     subprocess.run(
-        [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary", ":all:", "-d", str(work), f"{golden.package}=={golden.version}"],
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            "--quiet",
+            "--no-deps",
+            "--no-binary",
+            ":all:",
+            "-d",
+            str(work),
+            f"{golden.package}=={golden.version}",
+        ],
         check=True,
     )
     (sdist,) = work.glob("*.tar.gz")
@@ -102,4 +114,6 @@ def test_recall_floors_the_local_model_and_the_full_pipeline(golden, config, gra
         assert figures[key] >= floor, (key, figures)
     assert figures[("local", "dense")] > figures[("hashing", "dense")] + 0.1, figures
     # Expansion and ranking must add to what either list finds alone.
-    assert figures[("local", "full")] > max(figures[("local", "dense")], figures[("hashing", "lexical")]) + 0.10, figures
+    assert figures[("local", "full")] > max(figures[("local", "dense")], figures[("hashing", "lexical")]) + 0.10, (
+        figures
+    )

@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 import uvicorn
+from conftest import FIXTURES
+from gitrepo import read_tree
 
 from branchgraph import api
 from branchgraph.core.errors import BranchgraphError
 from branchgraph.http_api import create_app, serve
-from conftest import FIXTURES
-from gitrepo import read_tree
 
 pytestmark = [pytest.mark.neo4j, pytest.mark.postgres]
 
@@ -62,12 +62,13 @@ class Served:
         except urllib.error.HTTPError as error:
             return error.code, json.loads(error.read() or b"{}")
 
-
     def chunked(self, path: str, data: bytes, headers: dict[str, str]) -> tuple[int, dict]:
         connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
         try:
             pieces = (data[i : i + 1024] for i in range(0, len(data), 1024))
-            connection.request("POST", path, body=pieces, headers={"Content-Type": "application/json", **headers}, encode_chunked=True)
+            connection.request(
+                "POST", path, body=pieces, headers={"Content-Type": "application/json", **headers}, encode_chunked=True
+            )
             response = connection.getresponse()
             return response.status, json.loads(response.read() or b"{}")
         finally:
@@ -101,7 +102,9 @@ def test_context_search_symbol_status_and_openapi(workspace):
         assert status == 200 and [b["branch"] for b in states["branches"]] == ["main"]
 
         status, schema = http.call("GET", "/openapi.json")
-        assert status == 200 and {"/v1/context", "/v1/search", "/v1/symbols/{node_id}", "/v1/status"} <= set(schema["paths"])
+        assert status == 200 and {"/v1/context", "/v1/search", "/v1/symbols/{node_id}", "/v1/status"} <= set(
+            schema["paths"]
+        )
 
         assert http.call("POST", "/v1/context", {"query": QUESTION, "branch": "nope"})[0] == 404
         assert http.call("POST", "/v1/context", {"query": ""})[0] == 422
@@ -126,7 +129,8 @@ def test_no_request_reads_outside_an_indexed_repository(workspace, tmp_path, neo
             driver.execute_query(
                 "CREATE (:Function {id: 'poisoned', repo: $repo, branch: 'main', path: $path, qualname: 'leaked', "
                 "name: 'leaked', start_line: 1, end_line: 2})",
-                repo=workspace.root.name, path=escape,
+                repo=workspace.root.name,
+                path=escape,
             )
             try:
                 status, body = http.call("GET", "/v1/symbols/poisoned")

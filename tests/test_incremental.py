@@ -8,10 +8,10 @@ import itertools
 from pathlib import Path
 
 import pytest
-
-from branchgraph import api
 from gitrepo import commit_files, init_repo
 from graph_view import snapshot
+
+from branchgraph import api
 
 pytestmark = [pytest.mark.neo4j, pytest.mark.postgres]
 
@@ -53,7 +53,9 @@ APP = {
 }
 
 
-def test_update_rewrites_only_what_changed_and_callers_of_deleted_symbols_dangle(repo_dir, config, graph_store, pg_store):
+def test_update_rewrites_only_what_changed_and_callers_of_deleted_symbols_dangle(
+    repo_dir, config, graph_store, pg_store
+):
     repo = init_repo(repo_dir)
     commit_files(repo, APP)
     first = api.ingest(repo_dir, config=config)
@@ -69,7 +71,10 @@ def test_update_rewrites_only_what_changed_and_callers_of_deleted_symbols_dangle
     assert update.work["files_written"] == 2 and update.work["files_re_resolved"] == 1
     assert update.work["nodes_deleted"] == 1  # helper()
     assert update.work["edges_deleted"] >= 2  # its DEFINES edge and the call into it from api.py
-    assert edge_of(graph_store, repo_dir.name, "main", "app.api.handle", "helper") == {"resolved": False, "target": "helper"}
+    assert edge_of(graph_store, repo_dir.name, "main", "app.api.handle", "helper") == {
+        "resolved": False,
+        "target": "helper",
+    }
     assert_equals_fresh_ingest(repo_dir, "main", config, graph_store, pg_store)
 
 
@@ -81,7 +86,10 @@ def test_dangling_edges_are_rebound_when_their_target_appears(repo_dir, config, 
     commit_files(repo, APP)
     update = api.ingest(repo_dir, config=config)
     assert update.work["files_re_resolved"] == 1
-    assert edge_of(graph_store, repo_dir.name, "main", "app.api.handle", "helper") == {"resolved": True, "target": "app.core.helper"}
+    assert edge_of(graph_store, repo_dir.name, "main", "app.api.handle", "helper") == {
+        "resolved": True,
+        "target": "app.core.helper",
+    }
     assert_equals_fresh_ingest(repo_dir, "main", config, graph_store, pg_store)
 
 

@@ -6,13 +6,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from branchgraph import api
-from branchgraph.core.errors import GitError, ReadOnlyViolation
 from expected_shop import EDGES, FILES, SYMBOLS, UNRESOLVED
 from gitrepo import Symlink, commit_files, init_repo
 from graph_view import stored_edge_count, stored_edges
 from test_resolve_python import resolve
+
+from branchgraph import api
+from branchgraph.core.errors import GitError, ReadOnlyViolation
 
 pytestmark = [pytest.mark.neo4j, pytest.mark.postgres]
 
@@ -102,7 +102,8 @@ def test_branches_are_separate_and_rev_indexes_an_older_commit(repo_dir: Path, c
     api.ingest(repo_dir, config=config)
     api.ingest(repo_dir, branch="release", rev=first, config=config)
     names = graph_store.read_query(
-        "MATCH (f:Function {repo: $repo}) RETURN f.branch AS branch, f.name AS name ORDER BY branch", {"repo": repo_dir.name}
+        "MATCH (f:Function {repo: $repo}) RETURN f.branch AS branch, f.name AS name ORDER BY branch",
+        {"repo": repo_dir.name},
     )
     assert names == [{"branch": "main", "name": "new"}, {"branch": "release", "name": "old"}]
     states = {s.branch: s for s in api.status(repo_dir, config=config)}
@@ -147,7 +148,10 @@ def test_bad_files_are_counted_not_fatal(repo_dir: Path, config, graph_store):
     assert summary.skipped == {"binary": 1, "lfs_pointer": 1, "not_utf8": 1, "symlink": 1, "too_large": 1}
     assert summary.parse_errors > 0
     assert summary.conflict_files == ["conflict.py"]
-    names = {r["n"] for r in graph_store.read_query("MATCH (f:Function {repo: $repo}) RETURN f.name AS n", {"repo": repo_dir.name})}
+    names = {
+        r["n"]
+        for r in graph_store.read_query("MATCH (f:Function {repo: $repo}) RETURN f.name AS n", {"repo": repo_dir.name})
+    }
     assert {"fine", "after"} <= names
     flagged = graph_store.read_query(
         "MATCH (f:File {repo: $repo, path: 'conflict.py'}) RETURN f.has_conflict AS c", {"repo": repo_dir.name}
@@ -161,7 +165,9 @@ def test_read_only_cypher_refuses_writes(shop_repo: Path, config):
         api.cypher("MATCH (n {repo: $repo}) SET n.touched = true", {"repo": shop_repo.name}, config=config)
     with pytest.raises(ReadOnlyViolation):
         api.cypher("CREATE (:Function {repo: $repo})", {"repo": shop_repo.name}, config=config)
-    rows = api.cypher("MATCH (n {repo: $repo, touched: true}) RETURN count(n) AS n", {"repo": shop_repo.name}, config=config)
+    rows = api.cypher(
+        "MATCH (n {repo: $repo, touched: true}) RETURN count(n) AS n", {"repo": shop_repo.name}, config=config
+    )
     assert rows == [{"n": 0}]
 
 
@@ -199,7 +205,6 @@ def test_a_crashed_first_ingest_converges_on_rerun(shop_repo: Path, shop_sources
     assert pg_store.branch_is_new(shop_repo.name, "main") is False
 
 
-
 def test_named_queries_answer_impact_questions(shop_repo: Path, config):
     api.ingest(shop_repo, config=config)
     base = {"repo": shop_repo.name, "branch": "main"}
@@ -212,9 +217,13 @@ def test_named_queries_answer_impact_questions(shop_repo: Path, config):
         ("shop.billing.invoice.Invoice.render", 3),
         ("shop.payments.Payment.full", 3),
     ]
-    tests = api.run_named_query("tests_for", {**base, "qualname": "shop.billing.invoice.Invoice.add_line"}, config=config)
+    tests = api.run_named_query(
+        "tests_for", {**base, "qualname": "shop.billing.invoice.Invoice.add_line"}, config=config
+    )
     assert [r["test"] for r in tests] == ["tests.test_invoice.TestPayment.test_refund"]
-    callees = api.run_named_query("callees", {**base, "qualname": "shop.billing.invoice.Invoice.render", "depth": 1}, config=config)
+    callees = api.run_named_query(
+        "callees", {**base, "qualname": "shop.billing.invoice.Invoice.render", "depth": 1}, config=config
+    )
     assert {r["callee"] for r in callees} == {
         "shop.billing.invoice.Invoice.total",
         "shop.core.base.BaseDocument.validate",
@@ -283,5 +292,7 @@ def test_expand_gathers_callees_callers_types_bases_tests_and_the_enclosing_clas
     }
     invoice = api.run_named_query("expand", {**base, "qualnames": ["shop.billing.invoice.Invoice"]}, config=config)
     assert ("base", "shop.core.base.BaseDocument") in {(r["kind"], r["qualname"]) for r in invoice}
-    capped = api.run_named_query("expand", {**base, "qualnames": ["shop.payments.Payment.refund"], "limit": 3}, config=config)
+    capped = api.run_named_query(
+        "expand", {**base, "qualnames": ["shop.payments.Payment.refund"], "limit": 3}, config=config
+    )
     assert len(capped) == 3 and all(r["distance"] == 1 for r in capped)

@@ -8,8 +8,8 @@ import time
 import numpy as np
 import pytest
 
-from branchgraph.core.errors import EmbeddingError
 from branchgraph.core.embed import make_embedder
+from branchgraph.core.errors import EmbeddingError
 
 QUERY = "How do I refund a payment?"
 RELATED = "def refund(payment): return gateway.reverse(payment)"

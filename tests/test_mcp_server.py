@@ -43,17 +43,30 @@ def test_tools_answer_over_stdio(shop_repo: Path, config):
         async with Client(server, read_timeout_seconds=120) as client:
             tools = await client.list_tools()
             context = await client.call_tool("context", {"query": "where is refund implemented", "budget_tokens": 2000})
-            callers = await client.call_tool("callers", {"qualname": "shop.billing.invoice.Invoice.add_line", "depth": 1})
+            callers = await client.call_tool(
+                "callers", {"qualname": "shop.billing.invoice.Invoice.add_line", "depth": 1}
+            )
             symbol = await client.call_tool("symbol", {"name": "format_money"})
             status = await client.call_tool("status", {})
             bad = await client.call_tool("context", {"query": "refund", "branch": "nope"})
             read = await client.call_tool(
                 "cypher",
-                {"query": "MATCH (f:Function {repo: $r, branch: 'main'}) RETURN f.name AS name", "params": {"r": shop_repo.name}},
+                {
+                    "query": "MATCH (f:Function {repo: $r, branch: 'main'}) RETURN f.name AS name",
+                    "params": {"r": shop_repo.name},
+                },
             )
             write = await client.call_tool("cypher", {"query": "MATCH (n) DETACH DELETE n"})
-            return {"tools": tools, "context": context, "callers": callers, "symbol": symbol, "status": status, "bad": bad,
-                    "read": read, "write": write}
+            return {
+                "tools": tools,
+                "context": context,
+                "callers": callers,
+                "symbol": symbol,
+                "status": status,
+                "bad": bad,
+                "read": read,
+                "write": write,
+            }
 
     got = anyio.run(session)
     described = {tool.name: tool.description for tool in got["tools"].tools}

@@ -6,10 +6,10 @@ import time
 
 import numpy as np
 import pytest
-
-from branchgraph.core.errors import EmbeddingError
-from branchgraph.core.embed.openai_provider import CHARS_PER_TOKEN, OpenAIEmbedder, batches
 from fake_openai import FakeOpenAI, vector_for
+
+from branchgraph.core.embed.openai_provider import CHARS_PER_TOKEN, OpenAIEmbedder, batches
+from branchgraph.core.errors import EmbeddingError
 
 
 def normalised(v):
@@ -31,7 +31,7 @@ def test_vectors_come_back_in_input_order_and_normalised(server):
     texts = ["alpha", "beta", "gamma"]
     out = embedder(server).embed(texts)
     assert out.shape == (3, 8)
-    for row, text in zip(out, texts):
+    for row, text in zip(out, texts, strict=True):
         assert np.allclose(row, normalised(vector_for(text, 8)), atol=1e-6)
 
 

@@ -10,12 +10,12 @@ import uuid
 from pathlib import Path
 
 import pytest
+from gitrepo import commit_files, init_repo
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
+from test_incremental import assert_equals_fresh_ingest
 
 from branchgraph import api
-from gitrepo import commit_files, init_repo
-from test_incremental import assert_equals_fresh_ingest
 
 pytestmark = [pytest.mark.neo4j, pytest.mark.postgres]
 
@@ -49,8 +49,15 @@ def module_source(data, own: str, others: list[str]) -> str:
         lines.append("    return x")
         lines.append("")
     if data.draw(st.booleans()):
-        lines += ["class Thing:", "    def run(self):", f"        return {defined[0]}(self.helper())", "",
-                  "    def helper(self):", "        return 1", ""]
+        lines += [
+            "class Thing:",
+            "    def run(self):",
+            f"        return {defined[0]}(self.helper())",
+            "",
+            "    def helper(self):",
+            "        return 1",
+            "",
+        ]
     return "\n".join(lines)
 
 
@@ -72,10 +79,14 @@ def test_random_histories_match_fresh_ingests(data, tmp_path: Path, config, grap
     try:
         for step in range(data.draw(st.integers(min_value=3, max_value=7))):
             tree = dict(files[branch])
-            modules = sorted(p[len("pkg/"):-3] for p in tree if p != "pkg/__init__.py")
+            modules = sorted(p[len("pkg/") : -3] for p in tree if p != "pkg/__init__.py")
             # Changes to modules others import are the ones that need re-resolution: prefer them.
-            targets = [m for m in modules if any(f"pkg.{m} " in src + " " or f"pkg.{m}\n" in src for src in tree.values())]
-            op = data.draw(st.sampled_from(["add", "add", "modify", "modify", "delete", "rename", "branch", "merge", "force"]))
+            targets = [
+                m for m in modules if any(f"pkg.{m} " in src + " " or f"pkg.{m}\n" in src for src in tree.values())
+            ]
+            op = data.draw(
+                st.sampled_from(["add", "add", "modify", "modify", "delete", "rename", "branch", "merge", "force"])
+            )
             parents = [heads[branch][-1]]
             if op == "add" or not modules:
                 name = f"mod{step}_{data.draw(st.integers(0, 99))}"
@@ -102,7 +113,9 @@ def test_random_histories_match_fresh_ingests(data, tmp_path: Path, config, grap
                 parents = [heads[branch][-2]]  # rewrite the tip: a sibling of the old head
                 tree = dict(files[branch])
                 name = data.draw(st.sampled_from(modules))
-                tree[f"pkg/{name}.py"] = module_source(data, name, [m for m in modules if m != name]) + "\n# rewritten\n"
+                tree[f"pkg/{name}.py"] = (
+                    module_source(data, name, [m for m in modules if m != name]) + "\n# rewritten\n"
+                )
             files[branch] = tree
             heads[branch].append(commit_files(repo, tree, branch=branch, parents=[p.encode() for p in parents]))
             api.ingest(repo_dir, branch=branch, config=config)

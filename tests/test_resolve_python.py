@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import pytest
+from expected_shop import EDGES, FILES, SYMBOLS, UNRESOLVED
+from graph_view import edges_of_subgraphs, symbols_of_subgraphs, unresolved_of_subgraphs
 
 from branchgraph.core.extract import extract
 from branchgraph.ingest.resolve_python import resolve_python
 from branchgraph.ingest.subgraphs import ParsedSource
-from expected_shop import EDGES, FILES, SYMBOLS, UNRESOLVED
-from graph_view import edges_of_subgraphs, symbols_of_subgraphs, unresolved_of_subgraphs
 
 
 def resolve(sources: dict[str, bytes], branch: str = "main", repo: str = "shop"):

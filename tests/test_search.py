@@ -8,10 +8,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from branchgraph import api
+from branchgraph import EmbedderMismatch, api
 from branchgraph.cli import cli
 from branchgraph.core.errors import NotIndexed
-from branchgraph import EmbedderMismatch
 
 pytestmark = [pytest.mark.neo4j, pytest.mark.postgres]
 
@@ -74,8 +73,9 @@ def test_the_vector_index_scan_is_not_starved_by_other_branches(indexed_shop, co
     plain HNSW scan (ef_search 40) finds none of the shop's after the branch filter; the
     iterative scan walks on until k of them pass."""
     import numpy as np
-    from branchgraph.graph.pg_vectors import approximate_nearest_sql
+
     from branchgraph.core.embed import make_embedder
+    from branchgraph.graph.pg_vectors import approximate_nearest_sql
 
     embedder = make_embedder("hashing")
     query = np.asarray(embedder.embed(["refund the invoice"])[0], dtype=np.float32)
@@ -96,7 +96,9 @@ def test_the_vector_index_scan_is_not_starved_by_other_branches(indexed_shop, co
         # On a branch this small the planner would rather sort its few vectors; make it walk the
         # index as it does on a large one (django: HNSW scan + semi-join, 18 ms).
         pg_store.conn.execute("SET enable_sort = off")
-        plan = "\n".join(r[0] for r in pg_store.conn.execute(sql_explain(approximate_nearest_sql(embedder.dims)), params))
+        plan = "\n".join(
+            r[0] for r in pg_store.conn.execute(sql_explain(approximate_nearest_sql(embedder.dims)), params)
+        )
         assert "embeddings_hnsw" in plan
         pg_store.conn.execute("SET hnsw.iterative_scan = off")
         starved = pg_store.conn.execute(approximate_nearest_sql(embedder.dims), params).fetchall()
@@ -125,7 +127,7 @@ def test_camel_snake_and_code_identifiers_are_found_by_parts_and_whole(repo_dir,
             "conf.py": (
                 "def parseConfigFile(path):\n    return open(path).read()\n\n\n"
                 "def parse_config_file(path):\n    return parseConfigFile(path)\n\n\n"
-                "def check_token(token):\n    \"\"\"Raise ERR_AUTH_001 when the token has expired.\"\"\"\n    return token\n\n\n"
+                'def check_token(token):\n    """Raise ERR_AUTH_001 when the token has expired."""\n    return token\n\n\n'
                 "def unrelated():\n    return 1\n"
             )
         },
@@ -146,7 +148,8 @@ def test_camel_snake_and_code_identifiers_are_found_by_parts_and_whole(repo_dir,
 def test_rows_from_before_spans_were_kept_take_them_from_the_graph(indexed_shop, config, pg_store):
     # A store upgraded in place holds NULL spans until its files are written again.
     pg_store.conn.execute(
-        "UPDATE node_embeddings SET start_line = NULL, end_line = NULL, has_conflict = NULL WHERE repo = %s", (indexed_shop.name,)
+        "UPDATE node_embeddings SET start_line = NULL, end_line = NULL, has_conflict = NULL WHERE repo = %s",
+        (indexed_shop.name,),
     )
     hits = api.search("where is refund implemented", repo=indexed_shop, config=config, k=3)
     assert hits[0].qualname == "shop.payments.Payment.refund" and (hits[0].start_line, hits[0].end_line) == (13, 16)

@@ -36,8 +36,14 @@ def content_key(embedder: Embedder, text: str) -> str:
 EMBEDDER_NAMES = ("hashing", "local", "local-transformer", "openai", "none")
 
 
-def make_embedder(name: str, *, openai_model: str | None = None, dims: int | None = None,
-                  api_key: str | None = None, base_url: str | None = None) -> Embedder | None:
+def make_embedder(
+    name: str,
+    *,
+    openai_model: str | None = None,
+    dims: int | None = None,
+    api_key: str | None = None,
+    base_url: str | None = None,
+) -> Embedder | None:
     """Build the configured embedder; ``none`` means graph only (no vectors)."""
     if name == "none":
         return None
@@ -56,5 +62,7 @@ def make_embedder(name: str, *, openai_model: str | None = None, dims: int | Non
     if name == "openai":
         from branchgraph.core.embed.openai_provider import OpenAIEmbedder
 
-        return OpenAIEmbedder(model=openai_model or "text-embedding-3-small", dims=dims, api_key=api_key, base_url=base_url)
+        return OpenAIEmbedder(
+            model=openai_model or "text-embedding-3-small", dims=dims, api_key=api_key, base_url=base_url
+        )
     raise ConfigError(f"unknown embedder {name!r}; choose one of {', '.join(EMBEDDER_NAMES)}")

@@ -8,6 +8,7 @@ real, reproducible vectors; semantic search wants the local or OpenAI embedder.
 from __future__ import annotations
 
 import hashlib
+import itertools
 from collections.abc import Sequence
 
 import numpy as np
@@ -35,7 +36,7 @@ class HashingEmbedder:
         out = np.zeros((len(texts), self._dims), dtype=np.float32)
         for row, text in enumerate(texts):
             tokens = lexical_text(text).split()
-            features = tokens + [f"{a} {b}" for a, b in zip(tokens, tokens[1:])]
+            features = tokens + [f"{a} {b}" for a, b in itertools.pairwise(tokens)]
             for feature in features:
                 h = int.from_bytes(hashlib.blake2b(feature.encode(), digest_size=8).digest(), "little")
                 out[row, h % self._dims] += 1.0 if (h >> 63) & 1 else -1.0

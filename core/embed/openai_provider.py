@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 import numpy as np
 import openai
@@ -32,7 +33,9 @@ def estimate_tokens(text: str) -> int:
     return len(text) // CHARS_PER_TOKEN + 1
 
 
-def batches(texts: Sequence[str], max_tokens: int = MAX_BATCH_TOKENS, max_inputs: int = MAX_BATCH_INPUTS) -> list[list[int]]:
+def batches(
+    texts: Sequence[str], max_tokens: int = MAX_BATCH_TOKENS, max_inputs: int = MAX_BATCH_INPUTS
+) -> list[list[int]]:
     """Indices of ``texts`` grouped so no batch exceeds the token or input limit."""
     groups: list[list[int]] = []
     current: list[int] = []
@@ -115,7 +118,7 @@ class OpenAIEmbedder:
         with ThreadPoolExecutor(max_workers=self.concurrency) as pool:
             results = list(pool.map(lambda g: self._request([clipped[i] for i in g]), groups))
         out = np.zeros((len(texts), results[0].shape[1]), dtype=np.float32)
-        for group, vectors in zip(groups, results):
+        for group, vectors in zip(groups, results, strict=True):
             out[group] = vectors
         return out
 
@@ -129,11 +132,13 @@ class OpenAIEmbedder:
         except openai.NotFoundError as exc:
             raise EmbeddingError(f"the embedding service does not know model {self.model!r}") from exc
         except openai.APIStatusError as exc:
-            raise EmbeddingError(f"the embedding service refused the request ({exc.status_code}): {exc.message}") from exc
+            raise EmbeddingError(
+                f"the embedding service refused the request ({exc.status_code}): {exc.message}"
+            ) from exc
 
     @retry(retry=retry_if_exception(_is_transient), stop=stop_after_attempt(MAX_ATTEMPTS), wait=_wait, reraise=True)
     def _request_with_retries(self, inputs: list[str]) -> np.ndarray:
-        kwargs = {"model": self.model, "input": inputs}
+        kwargs: dict[str, Any] = {"model": self.model, "input": inputs}
         if self._requested_dims:
             kwargs["dimensions"] = self._requested_dims
         response = self._client.embeddings.create(**kwargs)
