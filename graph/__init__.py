@@ -1,8 +1,6 @@
-"""The knowledge graph's persistence: node/edge model, graph store, vector and metadata store.
+"""The stores: one protocol per capability (``protocols.py``) and one module per capability
+and backend — Neo4j (``neo4j_*.py``, named queries from ``cypher/``, schema from ``schema/``)
+and PostgreSQL with pgvector (``pg_*.py``) — plus the embedded PostgreSQL.
 
-This package imports neither ``branchgraph.ingest`` nor ``branchgraph.retrieval``.
+Imports only the foundation (``branchgraph.core``); never ingest, retrieval or the API.
 """
-
-from branchgraph.core.model import EDGE_TYPES, NODE_LABELS, Edge, FileSubgraph, Node, node_id
-
-__all__ = ["EDGE_TYPES", "NODE_LABELS", "Edge", "FileSubgraph", "Node", "node_id"]

@@ -12,7 +12,7 @@ from typing import Any
 
 from branchgraph.graph.named_queries import named_query
 from branchgraph.graph.neo4j_connection import Neo4jConnection
-from branchgraph.graph.protocols import DEFAULT_QUERY_TIMEOUT_S, DEFAULT_ROW_LIMIT, SymbolSpan
+from branchgraph.graph.protocols import DEFAULT_QUERY_TIMEOUT_S, DEFAULT_ROW_LIMIT, GraphReader, SymbolSpan
 
 # One symbol by id whatever its label: each branch of the union is an id-index seek.
 _SYMBOL_BY_ID = (
@@ -69,3 +69,7 @@ class Neo4jGraphReads(Neo4jConnection):
     ) -> list[dict[str, Any]]:
         query = named_query(name)
         return self.read_query(query.text, query.bind(params), timeout_s=timeout_s, limit=limit)
+
+
+# mypy proves the backend implements its capability's protocol, signatures included.
+_implements: type[GraphReader] = Neo4jGraphReads

@@ -17,6 +17,7 @@ import neo4j
 
 from branchgraph.core.model import BRANCH_PREFIX_LEN, NODE_LABELS, FileSubgraph, Node, branch_prefix
 from branchgraph.graph.neo4j_connection import Neo4jConnection
+from branchgraph.graph.protocols import GraphWriter
 
 # Files are grouped into one transaction until this many rows; a file is never split.
 _ROWS_PER_TRANSACTION = 8_000
@@ -115,7 +116,7 @@ class Neo4jGraphWrites(Neo4jConnection):
 
     def clone_branch(self, repo: str, source: str, target: str) -> None:
         """Copy every node and edge of ``source`` to ``target`` inside Neo4j, rebranching ids
-        (a prefix swap, see ``graph.model.node_id``). ``target`` must hold nothing yet."""
+        (a prefix swap, see ``core.model.node_id``). ``target`` must hold nothing yet."""
         params = {
             "repo": repo,
             "source": source,
@@ -317,3 +318,7 @@ def _replace_in_tx(tx: neo4j.ManagedTransaction, repo: str, branch: str, batch: 
             _create_edges_query(edge_type, src_label, dst_label, "MERGE"), repo=repo, branch=branch, rows=rows
         ).consume()
     return deleted
+
+
+# mypy proves the backend implements its capability's protocol, signatures included.
+_implements: type[GraphWriter] = Neo4jGraphWrites

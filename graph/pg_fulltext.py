@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from branchgraph.graph.pg_connection import ROW_COLUMNS, PgConnection, scalar
-from branchgraph.graph.protocols import NodeRow, ScoredRow
+from branchgraph.graph.protocols import FullTextIndex, NodeRow, ScoredRow
 
 # How full-text matches are ranked. ts_rank (term frequency) costs half of ts_rank_cd (cover
 # density) per match: 13 vs 26 ms a django question.
@@ -53,3 +53,7 @@ class PgFullText(PgConnection):
                 )
                 self._common_terms[key] = frozenset(word for (word,) in cur.fetchall())
         return self._common_terms[key]
+
+
+# mypy proves the backend implements its capability's protocol, signatures included.
+_implements: type[FullTextIndex] = PgFullText

@@ -12,7 +12,7 @@ from collections.abc import Iterator, Sequence
 
 from branchgraph.core.errors import IngestLocked
 from branchgraph.graph.pg_connection import PgConnection, connect, scalar
-from branchgraph.graph.protocols import BranchRecord
+from branchgraph.graph.protocols import BranchRecord, IndexState
 
 
 class PgIndexState(PgConnection):
@@ -178,3 +178,7 @@ class PgIndexState(PgConnection):
         finally:
             # Closing the session releases the lock even if the unlock below never runs.
             lock_conn.close()
+
+
+# mypy proves the backend implements its capability's protocol, signatures included.
+_implements: type[IndexState] = PgIndexState

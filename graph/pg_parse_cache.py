@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from branchgraph.graph.pg_connection import PgConnection
+from branchgraph.graph.protocols import ParseCache
 
 
 class PgParseCache(PgConnection):
@@ -32,3 +33,7 @@ class PgParseCache(PgConnection):
                 "ON CONFLICT DO NOTHING",
                 [(sha, language, version, data) for sha, data in rows],
             )
+
+
+# mypy proves the backend implements its capability's protocol, signatures included.
+_implements: type[ParseCache] = PgParseCache

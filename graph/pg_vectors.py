@@ -11,7 +11,7 @@ import numpy as np
 from psycopg import sql
 
 from branchgraph.graph.pg_connection import ROW_COLUMNS, PgConnection, scalar
-from branchgraph.graph.protocols import NodeEmbeddingRow, NodeRow, ScoredRow
+from branchgraph.graph.protocols import NodeEmbeddingRow, NodeRow, ScoredRow, VectorStore
 
 
 class PgVectors(PgConnection):
@@ -201,3 +201,7 @@ def exact_nearest_sql(dims: int) -> sql.Composed:
         "WHERE n.repo = %(repo)s AND n.branch = %(branch)s AND e.model = %(model)s AND e.dims = {dims} "
         "ORDER BY e.embedding::vector({dims}) <=> %(q)s::vector({dims}), n.node_id LIMIT %(k)s"
     ).format(dims=sql.Literal(int(dims)))
+
+
+# mypy proves the backend implements its capability's protocol, signatures included.
+_implements: type[VectorStore] = PgVectors

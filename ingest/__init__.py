@@ -1,5 +1,6 @@
-"""Ingest: read a branch from git, extract symbols with tree-sitter, resolve references,
-embed symbols, and write everything to the stores.
+"""Ingest: parse a commit's files (through the foundation's extractor and language registry),
+resolve their references with one resolver per language, and write subgraphs, vectors and
+index state through the store protocols.
 
-Never imports ``branchgraph.retrieval``.
+Never imports ``branchgraph.retrieval`` (tests/test_layers.py).
 """

@@ -1,5 +1,7 @@
-"""Retrieval: entry search, bounded graph expansion, ranking and span assembly.
+"""Retrieval: entry search, bounded graph expansion, ranking, span assembly and the token
+budget of ``context()``.
 
-Not built yet (see the retrieval issue). May use git blob access and language extractors from
-``branchgraph.ingest`` but never the ingest pipeline.
+Reads the stores through their protocols (``branchgraph.graph.protocols``) and git and the
+language registry through the foundation (``branchgraph.core``); never imports
+``branchgraph.ingest`` (tests/test_layers.py).
 """
