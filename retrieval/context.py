@@ -156,7 +156,22 @@ def build_context(
             "their symbols were relocated by re-parsing and are flagged stale"
         )
 
-    kept = sorted(candidates.values(), key=lambda c: (-c.score, c.qualname))
+    kept, dropped = _fit_budget(list(candidates.values()), budget_tokens)
+    tokens = sum(c.tokens for c in kept)
+    if dropped:
+        warnings.append(f"{dropped} lower-ranked items left out to fit {budget_tokens} tokens")
+    if tokens > budget_tokens:
+        warnings.append(
+            f"the entry symbols and the items connecting them need {tokens} tokens, over the budget of {budget_tokens}"
+        )
+    items = [_item(c) for c in kept]
+    return ContextResult(items=items, order=reading_order(kept, uses), warnings=warnings, tokens=tokens, **result)
+
+
+def _fit_budget(candidates: list[Candidate], budget_tokens: int) -> tuple[list[Candidate], int]:
+    """The candidates that fit the budget, best first, each with its token count; and how
+    many were dropped."""
+    kept = sorted(candidates, key=lambda c: (-c.score, c.qualname))
     dropped: list[Candidate] = []
     for _ in range(_TRIM_ROUNDS):
         for c in kept:
@@ -169,15 +184,7 @@ def build_context(
         write_outlines(kept)
     for c in kept:
         c.tokens = estimate_tokens(render_item(_item(c)))
-    tokens = sum(c.tokens for c in kept)
-    if dropped:
-        warnings.append(f"{len(dropped)} lower-ranked items left out to fit {budget_tokens} tokens")
-    if tokens > budget_tokens:
-        warnings.append(
-            f"the entry symbols and the items connecting them need {tokens} tokens, over the budget of {budget_tokens}"
-        )
-    items = [_item(c) for c in kept]
-    return ContextResult(items=items, order=reading_order(kept, uses), warnings=warnings, tokens=tokens, **result)
+    return kept, len(dropped)
 
 
 def _fetch_members(stores: RetrievalStores, candidates: dict[str, Candidate]) -> None:
