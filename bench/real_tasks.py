@@ -1,0 +1,304 @@
+"""Retrieval on real development tasks: commits of public Python projects, each asked as its
+commit message at its parent commit, scored on the functions the commit changed.
+
+For every case (``task_mining.py``) the repository is indexed at the parent commit (one
+branch, updated incrementally from case to case, oldest first) and these are ranked:
+
+- ``context``: ``context()`` with an 8,000-token budget, items in rank order;
+- ``fulltext`` / ``vector``: branchgraph's full-text-only and vector-only entry search;
+- ``bm25``: Okapi BM25 (k1 1.2, b 0.75) over every function's and method's own source text,
+  identifier-split as branchgraph's full-text search is, no graph, no vectors.
+
+Metrics, each on the tuning half and on the held-out half (fixed by commit id; no choice is
+made on it):
+
+- symbol recall@5/10/20: the share of gold symbols hit by the top k items; an item hits a
+  gold symbol when it is in the same file and their line spans have intersection over union
+  >= 0.5 (a 400-line class shown for a 10-line method does not);
+- file recall@5: the share of gold files among the files of the top 5 items;
+- budget recall: the share of gold symbols at least half of whose lines are shown in full
+  (not as an outline) within 8,000 tokens: for ``context`` its answer, for the lists their
+  texts best first until the budget is spent.
+
+    python bench/real_tasks.py --source flask=/path/to/flask.git --source attrs=... [--per-repo 60]
+
+Each ``--source`` is any git repository (a bare clone will do); it is cloned (bare) into
+bench/.cache/histories. Per-case results go to bench/.cache/real_tasks.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import math
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter, defaultdict
+from collections.abc import Callable
+from pathlib import Path
+
+from corpus import CACHE, drop_repo
+from task_mining import Case, GoldSymbol, git, mine_cases
+
+from branchgraph import api
+from branchgraph.core.config import Config
+from branchgraph.core.extract import extract
+from branchgraph.core.lexical import lexical_text, query_terms
+
+BUDGET = 8000
+KS = (5, 10, 20)
+BRANCH = "tasks"
+METHODS = ("context", "fulltext", "vector", "bm25")
+
+# (path, start_line, end_line, outline): one ranked item
+Item = tuple[str, int, int, bool]
+
+
+# ----- scoring -----------------------------------------------------------------------------
+
+
+def iou(a: tuple[int, int], b: tuple[int, int]) -> float:
+    inter = min(a[1], b[1]) - max(a[0], b[0]) + 1
+    if inter <= 0:
+        return 0.0
+    return inter / ((a[1] - a[0] + 1) + (b[1] - b[0] + 1) - inter)
+
+
+def hits(item: Item, gold: GoldSymbol) -> bool:
+    return item[0] == gold.path and iou((item[1], item[2]), (gold.start_line, gold.end_line)) >= 0.5
+
+
+def recall_at(items: list[Item], gold: list[GoldSymbol], k: int) -> float:
+    top = items[:k]
+    return sum(any(hits(i, g) for i in top) for g in gold) / len(gold)
+
+
+def file_recall(items: list[Item], gold: list[GoldSymbol], k: int = 5) -> float:
+    files = {g.path for g in gold}
+    return len(files & {i[0] for i in items[:k]}) / len(files)
+
+
+def shown_in_full(shown: list[Item], gold: list[GoldSymbol]) -> float:
+    """Share of gold symbols at least half of whose lines some non-outline item shows."""
+
+    def covered(g: GoldSymbol) -> bool:
+        need = (g.end_line - g.start_line + 1) / 2
+        for path, start, end, outline in shown:
+            if path == g.path and not outline and min(end, g.end_line) - max(start, g.start_line) + 1 >= need:
+                return True
+        return False
+
+    return sum(covered(g) for g in gold) / len(gold)
+
+
+def within_budget(items: list[Item], length_of: Callable[[Item], int]) -> list[Item]:
+    """A list's items best first while their text fits the budget (4 characters a token, plus
+    a header line each, as context() counts)."""
+    out, used = [], 0
+    for item in items:
+        cost = math.ceil(length_of(item) / 4) + 12
+        if used + cost > BUDGET:
+            break
+        out.append(item)
+        used += cost
+    return out
+
+
+# ----- the BM25 baseline --------------------------------------------------------------------
+
+
+class SourceAtCommit:
+    """Functions and methods of a commit with their text, parsed once per blob."""
+
+    def __init__(self, repo: Path):
+        self.repo = repo
+        self._by_blob: dict[str, tuple[list[str], list[tuple[int, int, Counter[str], int]]]] = {}
+
+    def files(self, commit: str) -> list[tuple[str, str]]:
+        out = []
+        for line in git(self.repo, "ls-tree", "-r", commit).splitlines():
+            meta, path = line.split("\t", 1)
+            mode, kind, sha = meta.split()
+            if kind == "blob" and path.endswith(".py") and mode != "120000":
+                out.append((path, sha))
+        return out
+
+    def blob(self, sha: str) -> tuple[list[str], list[tuple[int, int, Counter[str], int]]]:
+        if sha not in self._by_blob:
+            data = subprocess.run(["git", "-C", str(self.repo), "cat-file", "blob", sha], capture_output=True).stdout
+            lines = data.decode("utf-8", "replace").splitlines()
+            symbols = []
+            if len(data) <= 1_000_000:
+                for d in extract("python", data).definitions:
+                    if d.kind == "function":
+                        tokens = lexical_text("\n".join(lines[d.start_line - 1 : d.end_line])).split()
+                        symbols.append((d.start_line, d.end_line, Counter(tokens), len(tokens)))
+            self._by_blob[sha] = (lines, symbols)
+        return self._by_blob[sha]
+
+
+def bm25_ranking(source: SourceAtCommit, commit: str, query: str, k1: float = 1.2, b: float = 0.75) -> list[Item]:
+    docs = []
+    for path, sha in source.files(commit):
+        for start, end, tf, length in source.blob(sha)[1]:
+            docs.append((path, start, end, tf, length))
+    if not docs:
+        return []
+    terms = query_terms(query)
+    avg = statistics.fmean(d[4] for d in docs) or 1.0
+    df = Counter(t for d in docs for t in set(terms) if t in d[3])
+    n = len(docs)
+    idf = {t: math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5)) for t in terms}
+    scored = []
+    for path, start, end, tf, length in docs:
+        score = 0.0
+        for t in terms:
+            f = tf.get(t, 0)
+            if f:
+                score += idf[t] * f * (k1 + 1) / (f + k1 * (1 - b + b * length / avg))
+        if score > 0:
+            scored.append((-score, path, start, end))
+    scored.sort()
+    return [(path, start, end, False) for _, path, start, end in scored[:50]]
+
+
+# ----- running the cases ---------------------------------------------------------------------
+
+
+def bare_clone(source: Path, name: str) -> Path:
+    target = CACHE / "histories" / f"{name}.git"
+    if not target.exists():
+        target.parent.mkdir(parents=True, exist_ok=True)
+        subprocess.run(["git", "clone", "--quiet", "--bare", str(source), str(target)], check=True)
+    return target
+
+
+def run_repo(root: Path, cases: list[Case], config: Config, progress: Callable[[str], None]) -> list[dict]:
+    source = SourceAtCommit(root)
+    results = []
+    ordered = sorted(cases, key=lambda c: c.date)
+    # The workspace opens an indexed branch: index the oldest case's parent first.
+    api.ingest(root, branch=BRANCH, rev=ordered[0].parent, config=config)
+    with api.Workspace(root, config=config) as ws:
+        for n, case in enumerate(ordered, 1):
+            api.ingest(root, branch=BRANCH, rev=case.parent, config=config)
+            started = time.perf_counter()
+            answer = ws.context(case.query, branch=BRANCH, budget_tokens=BUDGET)
+            seconds = time.perf_counter() - started
+            context_items = [(i.path, i.start_line, i.end_line, i.outline) for i in answer.items]
+            lists = {
+                "fulltext": [
+                    (h.path, h.start_line or 0, h.end_line or 0, False)
+                    for h in ws.search(case.query, branch=BRANCH, k=50, mode="lexical")
+                ],
+                "vector": [
+                    (h.path, h.start_line or 0, h.end_line or 0, False)
+                    for h in ws.search(case.query, branch=BRANCH, k=50, mode="dense")
+                ],
+                "bm25": bm25_ranking(source, case.parent, case.query),
+            }
+            text_length = _text_length(source, case.parent)
+            row = {
+                "case": case.to_dict(),
+                "held_out": case.held_out,
+                "context_seconds": seconds,
+                "metrics": {},
+                "items": {},
+            }
+            for method, items in [("context", context_items), *lists.items()]:
+                shown = context_items if method == "context" else within_budget(items, text_length)
+                row["metrics"][method] = {
+                    **{f"R@{k}": recall_at(items, case.gold, k) for k in KS},
+                    "fileR@5": file_recall(items, case.gold),
+                    "budget": shown_in_full(shown, case.gold),
+                }
+                row["items"][method] = items[:20]
+            results.append(row)
+            progress(
+                f"{case.repo} {n}/{len(cases)}: R@10 context {row['metrics']['context']['R@10']:.2f}, "
+                f"bm25 {row['metrics']['bm25']['R@10']:.2f}"
+            )
+    return results
+
+
+def _text_length(source: SourceAtCommit, commit: str) -> Callable[[Item], int]:
+    blobs = dict(source.files(commit))
+
+    def length(item: Item) -> int:
+        sha = blobs.get(item[0])
+        if sha is None:
+            return 0
+        lines = source.blob(sha)[0]
+        return len("\n".join(lines[item[1] - 1 : item[2]]))
+
+    return length
+
+
+def summarize(results: list[dict]) -> str:
+    out = []
+    for split, label in ((False, "tuning"), (True, "held-out")):
+        rows = [r for r in results if r["held_out"] == split]
+        if not rows:
+            continue
+        repos = Counter(r["case"]["repo"] for r in rows)
+        out.append(f"\n{label}: {len(rows)} cases ({', '.join(f'{k} {v}' for k, v in sorted(repos.items()))})")
+        out.append(f"{'method':<10} {'R@5':>6} {'R@10':>6} {'R@20':>6} {'fileR@5':>8} {'budget':>7}")
+        for method in METHODS:
+            m = {
+                key: statistics.fmean(r["metrics"][method][key] for r in rows)
+                for key in ("R@5", "R@10", "R@20", "fileR@5", "budget")
+            }
+            out.append(
+                f"{method:<10} {m['R@5']:>6.3f} {m['R@10']:>6.3f} {m['R@20']:>6.3f} {m['fileR@5']:>8.3f} {m['budget']:>7.3f}"
+            )
+        by_repo = defaultdict(list)
+        for r in rows:
+            by_repo[r["case"]["repo"]].append(r)
+        out.append(
+            "R@10 by repository (context / bm25): "
+            + ", ".join(
+                f"{repo} {statistics.fmean(r['metrics']['context']['R@10'] for r in rs):.2f} / "
+                f"{statistics.fmean(r['metrics']['bm25']['R@10'] for r in rs):.2f}"
+                for repo, rs in sorted(by_repo.items())
+            )
+        )
+    seconds = sorted(r["context_seconds"] for r in results)
+    out.append(
+        f"\ncontext() on these repositories: p50 {1000 * seconds[len(seconds) // 2]:.0f} ms, "
+        f"p95 {1000 * seconds[int(len(seconds) * 0.95)]:.0f} ms"
+    )
+    return "\n".join(out)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--source", action="append", required=True, help="NAME=PATH of a git repository (repeatable)")
+    parser.add_argument("--per-repo", type=int, default=60, help="cases per repository (newest first)")
+    parser.add_argument("--embedder", default="local")
+    parser.add_argument("--out", type=Path, default=CACHE / "real_tasks.json")
+    args = parser.parse_args()
+    results = []
+    with tempfile.TemporaryDirectory(prefix="branchgraph-tasks-") as tmp:
+        config = dataclasses.replace(Config.load(), index_dir=Path(tmp) / "index", embedder=args.embedder)
+        for spec in args.source:
+            name, path = spec.split("=", 1)
+            root = bare_clone(Path(path), name)
+            cases = mine_cases(root, name, args.per_repo)
+            print(f"{name}: {len(cases)} cases ({sum(c.held_out for c in cases)} held out)", flush=True)
+            try:
+                results.extend(
+                    run_repo(root, cases, config, lambda line: print("  " + line, file=sys.stderr, flush=True))
+                )
+            finally:
+                drop_repo(root, config)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(results, indent=1))
+    print(summarize(results))
+
+
+if __name__ == "__main__":
+    main()
