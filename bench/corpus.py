@@ -18,7 +18,9 @@ def fetch_sdist(package: str, version: str) -> Path:
     CACHE.mkdir(exist_ok=True)
 
     def found() -> list[Path]:
-        return sorted({*CACHE.glob(f"{package}-{version}.tar.gz"), *CACHE.glob(f"{package.lower()}-{version}.tar.gz")})
+        # Older sdists keep the project's capitals (Flask-2.2.0.tar.gz).
+        wanted = f"{package}-{version}.tar.gz".lower().replace("_", "-")
+        return sorted(p for p in CACHE.glob(f"*-{version}.tar.gz") if p.name.lower().replace("_", "-") == wanted)
 
     if not found():
         subprocess.run(

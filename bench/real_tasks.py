@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import importlib
 import json
 import math
 import statistics
@@ -52,7 +53,6 @@ from branchgraph.core.lexical import lexical_text, query_terms
 BUDGET = 8000
 KS = (5, 10, 20)
 BRANCH = "tasks"
-METHODS = ("context", "fulltext", "vector", "bm25")
 
 # (path, start_line, end_line, outline): one ranked item
 Item = tuple[str, int, int, bool]
@@ -177,7 +177,20 @@ def bare_clone(source: Path, name: str) -> Path:
     return target
 
 
-def run_repo(root: Path, cases: list[Case], config: Config, progress: Callable[[str], None]) -> list[dict]:
+def apply_settings(settings: dict[str, object]) -> dict[str, object]:
+    """Set module constants (``branchgraph.retrieval.search.RRF_K``: value); return the old values."""
+    old = {}
+    for dotted, value in settings.items():
+        module_name, attr = dotted.rsplit(".", 1)
+        module = importlib.import_module(module_name)
+        old[dotted] = getattr(module, attr)
+        setattr(module, attr, value)
+    return old
+
+
+def run_repo(
+    root: Path, cases: list[Case], config: Config, progress: Callable[[str], None], grid: list[dict] = ()
+) -> list[dict]:
     source = SourceAtCommit(root)
     results = []
     ordered = sorted(cases, key=lambda c: c.date)
@@ -209,8 +222,20 @@ def run_repo(root: Path, cases: list[Case], config: Config, progress: Callable[[
                 "metrics": {},
                 "items": {},
             }
+            for variant in grid:
+                settings = dict(variant.get("set", {}))
+                old = apply_settings(settings)
+                try:
+                    other = ws.context(
+                        case.query, branch=BRANCH, budget_tokens=BUDGET, entries=variant.get("entries", 6)
+                    )
+                finally:
+                    apply_settings(old)
+                lists["context:" + variant["name"]] = [
+                    (i.path, i.start_line, i.end_line, i.outline) for i in other.items
+                ]
             for method, items in [("context", context_items), *lists.items()]:
-                shown = context_items if method == "context" else within_budget(items, text_length)
+                shown = items if method.startswith("context") else within_budget(items, text_length)
                 row["metrics"][method] = {
                     **{f"R@{k}": recall_at(items, case.gold, k) for k in KS},
                     "fileR@5": file_recall(items, case.gold),
@@ -246,14 +271,14 @@ def summarize(results: list[dict]) -> str:
             continue
         repos = Counter(r["case"]["repo"] for r in rows)
         out.append(f"\n{label}: {len(rows)} cases ({', '.join(f'{k} {v}' for k, v in sorted(repos.items()))})")
-        out.append(f"{'method':<10} {'R@5':>6} {'R@10':>6} {'R@20':>6} {'fileR@5':>8} {'budget':>7}")
-        for method in METHODS:
+        out.append(f"{'method':<30} {'R@5':>6} {'R@10':>6} {'R@20':>6} {'fileR@5':>8} {'budget':>7}")
+        for method in rows[0]["metrics"]:
             m = {
                 key: statistics.fmean(r["metrics"][method][key] for r in rows)
                 for key in ("R@5", "R@10", "R@20", "fileR@5", "budget")
             }
             out.append(
-                f"{method:<10} {m['R@5']:>6.3f} {m['R@10']:>6.3f} {m['R@20']:>6.3f} {m['fileR@5']:>8.3f} {m['budget']:>7.3f}"
+                f"{method[:30]:<30} {m['R@5']:>6.3f} {m['R@10']:>6.3f} {m['R@20']:>6.3f} {m['fileR@5']:>8.3f} {m['budget']:>7.3f}"
             )
         by_repo = defaultdict(list)
         for r in rows:
@@ -279,8 +304,20 @@ def main() -> None:
     parser.add_argument("--source", action="append", required=True, help="NAME=PATH of a git repository (repeatable)")
     parser.add_argument("--per-repo", type=int, default=60, help="cases per repository (newest first)")
     parser.add_argument("--embedder", default="local")
+    parser.add_argument(
+        "--split",
+        choices=("both", "tuning", "held-out"),
+        default="both",
+        help="run only one half (tuning: while tuning)",
+    )
     parser.add_argument("--out", type=Path, default=CACHE / "real_tasks.json")
+    parser.add_argument(
+        "--grid",
+        type=Path,
+        help="JSON list of variants to score beside the default: {name, set: {module.CONSTANT: value}, entries}",
+    )
     args = parser.parse_args()
+    grid = json.loads(args.grid.read_text()) if args.grid else []
     results = []
     with tempfile.TemporaryDirectory(prefix="branchgraph-tasks-") as tmp:
         config = dataclasses.replace(Config.load(), index_dir=Path(tmp) / "index", embedder=args.embedder)
@@ -288,10 +325,12 @@ def main() -> None:
             name, path = spec.split("=", 1)
             root = bare_clone(Path(path), name)
             cases = mine_cases(root, name, args.per_repo)
+            if args.split != "both":
+                cases = [c for c in cases if c.held_out == (args.split == "held-out")]
             print(f"{name}: {len(cases)} cases ({sum(c.held_out for c in cases)} held out)", flush=True)
             try:
                 results.extend(
-                    run_repo(root, cases, config, lambda line: print("  " + line, file=sys.stderr, flush=True))
+                    run_repo(root, cases, config, lambda line: print("  " + line, file=sys.stderr, flush=True), grid)
                 )
             finally:
                 drop_repo(root, config)

@@ -3,7 +3,7 @@ functions and methods it changed are the answer.
 
 A case is a non-merge commit that modifies 1-4 non-test Python source files and 3-150 lines
 of them, minus housekeeping (release, bump, typo, lint, format, docs, typing, revert, merge,
-...). The query is its subject line, plus the first paragraph of its body when the subject
+dependencies, ...: words of the query). The query is its subject line, plus the first paragraph of its body when the subject
 has fewer than six words. The gold is every function and method whose span at the parent
 commit (as branchgraph's extractor sees it) overlaps a removed or changed line of the diff;
 a pure insertion counts at the line it follows. Commits whose gold is empty (only new code)
@@ -26,7 +26,7 @@ _HOUSEKEEPING = re.compile(
     r"\b(release|released|releasing|bump|bumped|version|typos?|lint|linting|flake8|pylint|ruff|black|isort|"
     r"format|formatting|reformat|docs?|documentation|docstrings?|changelog|changes\.rst|readme|typing|typed|"
     r"type hints?|annotations?|mypy|pyright|revert|merge|pre-commit|ci|tox|deprecat\w*|copyright|license|"
-    r"whitespace|style|cleanup|clean up|refactor tests?|tests? only)\b",
+    r"whitespace|style|cleanup|clean up|refactor tests?|tests? only|project files|dependencies|deps|requirements)\b",
     re.IGNORECASE,
 )
 _TEST_OR_SUPPORT = re.compile(
@@ -88,16 +88,17 @@ def query_of(subject: str, body: str) -> str:
     return f"{subject}\n\n{' '.join(paragraph.split())}"
 
 
-def mine_cases(repo: Path, name: str, limit: int, scan: int = 4000) -> list[Case]:
-    """Up to ``limit`` cases from the newest ``scan`` non-merge commits of ``repo``."""
-    log = git(repo, "log", "--no-merges", f"-n{scan}", "--format=%H%x1f%P%x1f%ct%x1f%s%x1f%b%x1e", "HEAD")
+def mine_cases(repo: Path, name: str, limit: int, scan: int = 4000, revisions: str = "HEAD") -> list[Case]:
+    """Up to ``limit`` cases from the newest ``scan`` non-merge commits of ``revisions``
+    (a revision or a range such as ``3.0.0..3.1.0``) in ``repo``."""
+    log = git(repo, "log", "--no-merges", f"-n{scan}", "--format=%H%x1f%P%x1f%ct%x1f%s%x1f%b%x1e", revisions)
     cases: list[Case] = []
     for record in log.split("\x1e"):
         fields = record.strip("\n").split("\x1f")
         if len(fields) < 5 or len(fields[1].split()) != 1:
             continue
         commit, parent, when, subject, body = fields
-        if _HOUSEKEEPING.search(subject):
+        if _HOUSEKEEPING.search(subject) or _HOUSEKEEPING.search(query_of(subject, body)):
             continue
         changed = _source_changes(repo, parent, commit)
         if not changed or len(changed) > MAX_FILES:

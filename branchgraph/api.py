@@ -27,7 +27,7 @@ from branchgraph.ingest.pipeline import (
     repo_name_for,
 )
 from branchgraph.retrieval.context import DEFAULT_BUDGET_TOKENS, DEFAULT_ENTRIES, ContextResult, build_context
-from branchgraph.retrieval.ranking import RecentPaths
+from branchgraph.retrieval.ranking import PathRecency
 from branchgraph.retrieval.search import SearchHit
 from branchgraph.retrieval.search import search as search_entries
 from branchgraph.retrieval.session import IndexedBranch, RetrievalStores
@@ -212,7 +212,7 @@ class Workspace:
             raise
         self._embedder: Embedder | None = None
         self._embedder_loaded = False
-        self._recent = RecentPaths(self.pg)
+        self._recency = PathRecency(self.pg)
         # Opened once: dulwich re-reads refs on every lookup, so a kept Repo still sees new commits.
         self._git_repos: dict[Path, Repo] = {}
 
@@ -290,7 +290,7 @@ class Workspace:
             s.indexed(with_lag=True),
             self._stores,
             sources,
-            self._recent,
+            self._recency,
             budget_tokens=budget_tokens,
             entries=entries,
         )

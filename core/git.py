@@ -209,25 +209,20 @@ def branch_refs(repo: Repo, remotes: bool = False) -> dict[str, str]:
     return dict(sorted(out.items()))
 
 
-def paths_changed_within(repo: Repo, commit: str, seconds: int) -> set[str]:
-    """Paths touched by the commits of ``commit``'s history made in the ``seconds`` before it
-    (by commit time; each commit against its first parent, a root commit against nothing).
-
-    The window ends at ``commit``, not at today: an old branch's recent work still counts.
-    """
+def paths_by_recency(repo: Repo, commit: str, commits: int) -> dict[str, int]:
+    """Path -> how many commits ago it last changed (0: in ``commit`` itself), over the
+    ``commits`` newest commits of ``commit``'s history (each against its first parent, a root
+    commit against nothing). Paths not changed in that window are absent."""
     tip = _commit(repo, commit)
-    since = tip.commit_time - seconds
-    paths: set[str] = set()
-    for entry in repo.get_walker(include=[tip.id], since=since):
+    ago: dict[str, int] = {}
+    for index, entry in enumerate(repo.get_walker(include=[tip.id], max_entries=commits)):
         c = entry.commit
-        if c.commit_time < since:
-            continue
         parent_tree = _commit(repo, c.parents[0]).tree if c.parents else None
         for change in tree_changes(repo.object_store, parent_tree, c.tree):
             for side in (change.old, change.new):
                 if side is not None and side.path:
-                    paths.add(side.path.decode("utf-8", "surrogateescape"))
-    return paths
+                    ago.setdefault(side.path.decode("utf-8", "surrogateescape"), index)
+    return ago
 
 
 def git_blob_sha(data: bytes) -> str:

@@ -1,8 +1,11 @@
 """Identifier-split text for PostgreSQL full-text search.
 
-``get_user_by_id`` -> ``get user by id get_user_by_id`` and ``parseConfigFile`` ->
-``parse config file parseconfigfile``, so a symbol is found by its parts and as a whole.
-Ingest (documents) and retrieval (queries) must split the same way, hence one function here.
+``get_user_by_id`` -> ``get user by id getuserbyid`` and ``parseConfigFile`` ->
+``parse config file parseconfigfile``, so a symbol is found by its parts and as a whole. The
+whole is written without underscores because PostgreSQL's text parser splits words at them
+(a whole ``get_user_by_id`` would only repeat its parts); so ``parse_config_file`` and
+``parseConfigFile`` share one. Ingest (documents) and retrieval (queries) must split the same
+way, hence one function here.
 """
 
 from __future__ import annotations
@@ -22,14 +25,15 @@ def split_identifier(word: str) -> list[str]:
 
 
 def lexical_text(*texts: str) -> str:
-    """Every identifier of ``texts`` as its parts followed by the identifier itself."""
+    """Every identifier of ``texts`` as its parts followed by the identifier itself (lower
+    case, without underscores), when that differs from its only part."""
     out: list[str] = []
     for text in texts:
         for word in _WORD.findall(text or ""):
             parts = split_identifier(word)
             out.extend(parts)
-            whole = word.lower()
-            if len(parts) != 1 or parts[0] != whole:
+            whole = word.lower().replace("_", "")
+            if whole and (len(parts) != 1 or parts[0] != whole):
                 out.append(whole)
     return " ".join(out)
 

@@ -1,16 +1,30 @@
-"""Full-text search in PostgreSQL over each node row's identifier-split text
-(``core.lexical``), so identifiers are found by their parts and whole."""
+"""Full-text search in PostgreSQL over each node row's identifier-split text (``core.lexical``:
+names, signature, docstring and source), so identifiers are found by their parts and whole,
+ranked by BM25 with the weights retrieval passes in."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from branchgraph.graph.pg_connection import ROW_COLUMNS, PgConnection, scalar
-from branchgraph.graph.protocols import FullTextIndex, NodeRow, ScoredRow
+from branchgraph.graph.pg_connection import ROW_COLUMNS, PgConnection
+from branchgraph.graph.protocols import FullTextIndex, NodeRow, ScoredRow, TermStats
 
-# How full-text matches are ranked. ts_rank (term frequency) costs half of ts_rank_cd (cover
-# density) per match: 13 vs 26 ms a django question.
-LEXICAL_RANK = "ts_rank(n.lexical_tsv, q.query)"
+# BM25 in SQL: each matching row's term frequencies come from its tsvector's positions
+# (capped by PostgreSQL at 256 a lexeme), the weights (IDF) and parameters from the caller.
+_BM25 = (
+    "WITH q AS (SELECT to_tsquery('simple', %(query)s) AS query), "
+    "w AS (SELECT * FROM unnest(%(terms)s::text[], %(idfs)s::float8[]) AS w(term, idf)), "
+    "docs AS (SELECT n.node_id, coalesce(n.lexical_len, %(avg)s) AS len, n.lexical_tsv AS tsv FROM node_embeddings n, q "
+    "  WHERE n.repo = %(repo)s AND n.branch = %(branch)s AND n.lexical_tsv @@ q.query), "
+    "scored AS (SELECT d.node_id, sum(w.idf * t.f * (%(k1)s + 1) / (t.f + %(k1)s * (1 - %(b)s + %(b)s * d.len / %(avg)s))) "
+    "  AS score FROM docs d, LATERAL (SELECT u.lexeme, greatest(cardinality(u.positions), 1) AS f FROM unnest(d.tsv) u) t "
+    "  JOIN w ON w.term = t.lexeme GROUP BY d.node_id) "
+    f"SELECT s.node_id, s.score, {ROW_COLUMNS} FROM scored s JOIN node_embeddings n "
+    "  ON n.repo = %(repo)s AND n.branch = %(branch)s AND n.node_id = s.node_id "
+    "ORDER BY s.score DESC, n.qualname LIMIT %(k)s"
+)
+# Branches whose term statistics are kept in memory (a server answers for a few at a time).
+_STATS_KEPT = 32
 
 
 class PgFullText(PgConnection):
@@ -18,41 +32,65 @@ class PgFullText(PgConnection):
 
     def __init__(self, url: str):
         super().__init__(url)
-        self._common_terms: dict[tuple[str, str, str, float, int], frozenset[str]] = {}
+        self._stats: dict[tuple[str, str, str], TermStats] = {}
 
-    def lexical_search(self, repo: str, branch: str, terms: Sequence[str], k: int) -> list[ScoredRow]:
-        """(node id, rank, node row) of the branch's nodes whose identifier-split text matches
-        any term, best first (more and rarer matching terms rank higher)."""
-        if not terms:
-            return []
+    def term_stats(self, repo: str, branch: str, indexed_commit: str, terms: Sequence[str]) -> TermStats:
+        """Row count, average document length and the document frequency of each term, for
+        the branch at its indexed commit. Kept in memory per commit: a term's frequency is
+        counted once (through the GIN index), however many queries use it."""
+        key = (repo, branch, indexed_commit)
+        stats = self._stats.get(key)
         with self._transaction() as cur:
-            cur.execute(
-                "WITH q AS (SELECT to_tsquery('simple', %s) AS query) "
-                f"SELECT n.node_id, {LEXICAL_RANK} AS rank, {ROW_COLUMNS} FROM node_embeddings n, q "
-                "WHERE n.repo = %s AND n.branch = %s AND n.lexical_tsv @@ q.query "
-                "ORDER BY rank DESC, n.qualname LIMIT %s",
-                (" | ".join(terms), repo, branch, k),
-            )
-            return [(row[0], float(row[1]), NodeRow(*row[2:])) for row in cur.fetchall()]
-
-    def common_terms(self, repo: str, branch: str, indexed_commit: str, share: float, floor: int) -> frozenset[str]:
-        """Full-text terms found in more than ``share`` of a branch's rows and more than
-        ``floor`` rows (``py``, ``self``, ``test`` on most code bases), computed once per
-        indexed commit (0.12 s on django). Such a term says little about a symbol, and ranking
-        its thousands of matches dominated query time (660 ms for one django question)."""
-        key = (repo, branch, indexed_commit, share, floor)
-        if key not in self._common_terms:
-            with self._transaction() as cur:
-                cur.execute("SELECT count(*) FROM node_embeddings WHERE repo = %s AND branch = %s", (repo, branch))
-                rows = scalar(cur)
+            if stats is None:
+                if len(self._stats) >= _STATS_KEPT:
+                    self._stats.clear()
                 cur.execute(
-                    "SELECT word FROM ts_stat(format("
-                    "'SELECT lexical_tsv FROM node_embeddings WHERE repo = %%L AND branch = %%L', %s::text, %s::text)) "
-                    "WHERE ndoc > %s",
-                    (repo, branch, max(floor, int(rows * share))),
+                    "SELECT count(*), coalesce(avg(lexical_len), 1) FROM node_embeddings WHERE repo = %s AND branch = %s",
+                    (repo, branch),
                 )
-                self._common_terms[key] = frozenset(word for (word,) in cur.fetchall())
-        return self._common_terms[key]
+                row = cur.fetchone()
+                documents, average = (int(row[0]), float(row[1])) if row else (0, 1.0)
+                stats = self._stats[key] = TermStats(documents, max(average, 1.0), {})
+            missing = sorted({t for t in terms if t not in stats.document_frequency})
+            if missing:
+                cur.execute(
+                    "SELECT t.term, (SELECT count(*) FROM node_embeddings n WHERE n.repo = %s AND n.branch = %s "
+                    "AND n.lexical_tsv @@ to_tsquery('simple', quote_literal(t.term))) FROM unnest(%s::text[]) AS t(term)",
+                    (repo, branch, missing),
+                )
+                stats.document_frequency.update((term, int(count)) for term, count in cur.fetchall())
+        return stats
+
+    def lexical_search(
+        self,
+        repo: str,
+        branch: str,
+        weights: Sequence[tuple[str, float]],
+        k: int,
+        *,
+        average_length: float,
+        k1: float = 1.2,
+        b: float = 0.75,
+    ) -> list[ScoredRow]:
+        """(node id, BM25 score, node row) of the branch's rows that hold any of the weighted
+        terms, best first: per term ``weight * tf * (k1 + 1) / (tf + k1 * (1 - b + b * len / avg))``."""
+        if not weights:
+            return []
+        terms = [term for term, _ in weights]
+        params = {
+            "query": " | ".join(f"'{term}'" for term in terms),
+            "terms": terms,
+            "idfs": [float(weight) for _, weight in weights],
+            "avg": float(average_length),
+            "k1": float(k1),
+            "b": float(b),
+            "repo": repo,
+            "branch": branch,
+            "k": k,
+        }
+        with self._transaction() as cur:
+            cur.execute(_BM25, params)
+            return [(row[0], float(row[1]), NodeRow(*row[2:])) for row in cur.fetchall()]
 
 
 # mypy proves the backend implements its capability's protocol, signatures included.

@@ -1,6 +1,6 @@
 """Index state in PostgreSQL: per file the blob and subgraph fingerprint the graph holds,
 per branch its record (indexed commit, counts, renames, conflicts) and open run, the
-per-commit recent-paths cache, and the advisory lock that keeps two ingests of one branch
+per-commit path-recency cache, and the advisory lock that keeps two ingests of one branch
 apart."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from __future__ import annotations
 import contextlib
 import json
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 
 from branchgraph.core.errors import IngestLocked
 from branchgraph.graph.pg_connection import PgConnection, connect, scalar
@@ -69,9 +69,9 @@ class PgIndexState(PgConnection):
         with self._transaction() as cur:
             cur.execute(
                 "INSERT INTO node_embeddings (repo, branch, node_id, label, path, qualname, content_key, lexical, symbol_hash, "
-                "start_line, end_line, has_conflict) "
+                "start_line, end_line, has_conflict, lexical_len) "
                 "SELECT repo, %s, %s || substr(node_id, %s), label, path, qualname, content_key, lexical, symbol_hash, "
-                "start_line, end_line, has_conflict "
+                "start_line, end_line, has_conflict, lexical_len "
                 "FROM node_embeddings WHERE repo = %s AND branch = %s ON CONFLICT DO NOTHING",
                 (target, target_prefix, prefix_len + 1, repo, source),
             )
@@ -146,19 +146,19 @@ class PgIndexState(PgConnection):
             )
             return [BranchRecord(*row) for row in cur.fetchall()]
 
-    def recent_paths(self, repo: str, commit: str, days: int) -> list[str] | None:
+    def path_recency(self, repo: str, commit: str, depth: int) -> dict[str, int] | None:
         with self._transaction() as cur:
             cur.execute(
-                "SELECT paths FROM recent_paths WHERE repo = %s AND commit = %s AND days = %s", (repo, commit, days)
+                "SELECT ago FROM path_recency WHERE repo = %s AND commit = %s AND depth = %s", (repo, commit, depth)
             )
             row = cur.fetchone()
-            return None if row is None else list(row[0])
+            return None if row is None else {str(k): int(v) for k, v in row[0].items()}
 
-    def put_recent_paths(self, repo: str, commit: str, days: int, paths: Sequence[str]) -> None:
+    def put_path_recency(self, repo: str, commit: str, depth: int, ago: Mapping[str, int]) -> None:
         with self._transaction() as cur:
             cur.execute(
-                "INSERT INTO recent_paths (repo, commit, days, paths) VALUES (%s, %s, %s, %s) ON CONFLICT DO NOTHING",
-                (repo, commit, days, json.dumps(sorted(paths))),
+                "INSERT INTO path_recency (repo, commit, depth, ago) VALUES (%s, %s, %s, %s) ON CONFLICT DO NOTHING",
+                (repo, commit, depth, json.dumps(dict(ago), sort_keys=True)),
             )
 
     @contextlib.contextmanager

@@ -118,13 +118,13 @@ class PgVectors(PgConnection):
             )
             cur.execute(
                 "INSERT INTO node_embeddings (repo, branch, node_id, label, path, qualname, content_key, lexical, symbol_hash, "
-                "start_line, end_line, has_conflict) "
+                "start_line, end_line, has_conflict, lexical_len) "
                 "SELECT %s, %s, node_id, label, path, qualname, content_key, lexical, symbol_hash, start_line, end_line, "
-                "has_conflict FROM incoming "
+                "has_conflict, cardinality(string_to_array(nullif(lexical, ''), ' ')) FROM incoming "
                 "ON CONFLICT (repo, branch, node_id) DO UPDATE SET label = EXCLUDED.label, path = EXCLUDED.path, "
                 "qualname = EXCLUDED.qualname, content_key = EXCLUDED.content_key, lexical = EXCLUDED.lexical, "
                 "symbol_hash = EXCLUDED.symbol_hash, start_line = EXCLUDED.start_line, end_line = EXCLUDED.end_line, "
-                "has_conflict = EXCLUDED.has_conflict",
+                "has_conflict = EXCLUDED.has_conflict, lexical_len = EXCLUDED.lexical_len",
                 (repo, branch),
             )
 

@@ -10,7 +10,7 @@ says which protocols each backend passes.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -79,6 +79,15 @@ class BranchRecord:
     base_branch: str | None = None
     rename_map: dict[str, str] = field(default_factory=dict)
     conflict_files: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class TermStats:
+    """What BM25 needs to know of a branch's full-text documents."""
+
+    documents: int
+    average_length: float  # tokens per document
+    document_frequency: dict[str, int]  # term -> documents holding it (the terms asked about)
 
 
 # (node id, score, row): what vector and full-text search return, best first.
@@ -204,9 +213,19 @@ class VectorStore(Protocol):
 class FullTextIndex(Protocol):
     """Full-text search over the identifier-split text of each branch's node rows."""
 
-    def lexical_search(self, repo: str, branch: str, terms: Sequence[str], k: int) -> list[ScoredRow]: ...
+    def term_stats(self, repo: str, branch: str, indexed_commit: str, terms: Sequence[str]) -> TermStats: ...
 
-    def common_terms(self, repo: str, branch: str, indexed_commit: str, share: float, floor: int) -> frozenset[str]: ...
+    def lexical_search(
+        self,
+        repo: str,
+        branch: str,
+        weights: Sequence[tuple[str, float]],
+        k: int,
+        *,
+        average_length: float,
+        k1: float = 1.2,
+        b: float = 0.75,
+    ) -> list[ScoredRow]: ...
 
 
 @runtime_checkable
@@ -246,9 +265,9 @@ class IndexState(Protocol):
 
     def branches(self, repo: str | None = None) -> list[BranchRecord]: ...
 
-    def recent_paths(self, repo: str, commit: str, days: int) -> list[str] | None: ...
+    def path_recency(self, repo: str, commit: str, depth: int) -> dict[str, int] | None: ...
 
-    def put_recent_paths(self, repo: str, commit: str, days: int, paths: Sequence[str]) -> None: ...
+    def put_path_recency(self, repo: str, commit: str, depth: int, ago: Mapping[str, int]) -> None: ...
 
     def ingest_lock(
         self, repo: str, branch: str, wait: bool = True, poll_s: float = 0.5

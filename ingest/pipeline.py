@@ -33,9 +33,9 @@ from branchgraph.core.errors import GitError
 from branchgraph.core.extract import EXTRACTOR_VERSION, ParsedFile, decode_parsed, encode_parsed, extract_all
 from branchgraph.core.files import DEFAULT_MAX_FILE_BYTES, SKIP_SUBMODULE, SKIP_SYMLINK, SKIP_TOO_LARGE, classify
 from branchgraph.core.languages import language_for_path
-from branchgraph.core.lexical import lexical_text
 from branchgraph.core.model import BRANCH_PREFIX_LEN, SYMBOL_LABELS, FileSubgraph, branch_prefix, subgraph_fingerprint
 from branchgraph.graph.protocols import BranchRecord, GraphWriter, IngestTarget, NodeEmbeddingRow
+from branchgraph.ingest.documents import DOCUMENT_VERSION, symbol_document
 from branchgraph.ingest.resolvers import resolve_commit
 from branchgraph.ingest.subgraphs import ParsedSource
 
@@ -214,15 +214,17 @@ def ingest_branch(
         summary.files_deleted = len(written.removed)
         # Another embedder than the branch's (or its base's) vectors were made with: every
         # symbol gets a vector from the new one, so a branch never mixes models or sizes.
-        inherited = previous.embedder if previous else base_record.embedder if base_record else None
-        switched_model = inherited is not None and inherited != summary.embedder
+        inherited = previous or base_record
+        switched_model = inherited is not None and inherited.embedder != summary.embedder
+        # Rows built by an older document format are rewritten too (their vectors are reused).
+        outdated_rows = inherited is not None and inherited.counts.get("documents") != DOCUMENT_VERSION
         with clock.stage("embed"):
             summary.embeddings = _embed(
                 run,
-                subgraphs if switched_model else written.subgraphs,
+                subgraphs if switched_model or outdated_rows else written.subgraphs,
                 written.removed,
                 diff.renamed,
-                whole_branch=summary.strategy == STRATEGY_BULK or switched_model,
+                whole_branch=summary.strategy == STRATEGY_BULK or switched_model or outdated_rows,
             )
         # A file's state says its graph *and* vector rows are current, so it is set last.
         rows.set_file_states(name, branch, written.states, written.removed)
@@ -239,6 +241,7 @@ def ingest_branch(
                     "nodes": summary.nodes,
                     "edges": summary.edges,
                     "dangling": summary.dangling,
+                    "documents": DOCUMENT_VERSION,
                 },
                 unresolved_rate=summary.unresolved_rate,
                 base_branch=summary.base or (previous.base_branch if previous else None),
@@ -409,6 +412,16 @@ def _counts(subgraphs: list[FileSubgraph]) -> tuple[dict[str, int], dict[str, in
     return dict(sorted(nodes.items())), dict(sorted(edges.items())), dict(sorted(dangling.items())), rate
 
 
+def _class_members(subgraph: FileSubgraph) -> dict[str, list[tuple[int, int]]]:
+    """Class id -> the spans of the members it defines."""
+    spans = {n.id: (n.props["start_line"], n.props["end_line"]) for n in subgraph.nodes if n.label in SYMBOL_LABELS}
+    out: dict[str, list[tuple[int, int]]] = {}
+    for e in subgraph.edges:
+        if e.type == "DEFINES" and e.src_label == "Class" and e.dst in spans:
+            out.setdefault(e.src, []).append(spans[e.dst])
+    return out
+
+
 def _embed(
     run: _Run, written: list[FileSubgraph], removed: list[str], renamed: dict[str, str], whole_branch: bool
 ) -> dict[str, int]:
@@ -426,6 +439,7 @@ def _embed(
     pending: dict[str, str] = {}
     for s in written:
         lines = git.read_blob(run.repo, _file_blob(s)).decode("utf-8").splitlines()
+        members = _class_members(s)
         for n in s.nodes:
             if n.label not in SYMBOL_LABELS:
                 continue
@@ -441,7 +455,15 @@ def _embed(
             )
             key = content_key(embedder, text)
             pending[key] = text
-            lexical = lexical_text(p["qualname"], s.path, p["signature"], p["docstring"][:500])
+            lexical = symbol_document(
+                p["qualname"],
+                s.path,
+                p["signature"],
+                p["docstring"],
+                lines,
+                (p["start_line"], p["end_line"]),
+                members.get(n.id, ()),
+            )
             rows.append(
                 NodeEmbeddingRow(
                     n.id,

@@ -12,6 +12,11 @@ from branchgraph.core.extract import conflict_extents
 from branchgraph.retrieval.ranking import neighbour_score
 from branchgraph.retrieval.source import BranchSources, FileText, Span
 
+# What a neighbour reached only through the graph keeps of its entry's score (1.0: all).
+NEIGHBOUR_FACTOR = 1.0
+# A search hit the graph also reaches from an entry gains this share of the neighbour score.
+GRAPH_SUPPORT = 0.0
+
 # Kinds whose neighbour is code the entry uses: shown before the entry. The rest (callers,
 # tests) use the entry and come after it.
 _DEFINITION_KINDS = frozenset({"callee", "type", "base", "enclosing class"})
@@ -35,6 +40,7 @@ class Candidate:
     has_conflict: bool = False
     folded: list[str] = field(default_factory=list)  # qualnames shown inside this item's text
     members: list[dict] | None = None  # a class's direct members from the graph (for outlines)
+    matched: bool = False  # found by search (an entry or a further match), not only through the graph
     tokens: int = 0
     source: FileText | None = field(default=None, repr=False)  # the copy its text came from
 
@@ -77,6 +83,7 @@ def gather(
             is_entry,
             [reason],
             has_conflict=hit.has_conflict,
+            matched=True,
         )
     entry_scores = {hit.id: score for hit, score in entries}
     qualnames = {c.id: c.qualname for c in candidates.values()}
@@ -92,7 +99,7 @@ def gather(
             continue
         parent = row["via"] or entry_id
         reason = f"{row['kind']} of {qualnames.get(parent, row['entry'])}"
-        score = neighbour_score(entry_scores[entry_id], row["kind"], row["distance"])
+        score = neighbour_score(entry_scores[entry_id], row["kind"], row["distance"]) * NEIGHBOUR_FACTOR
         uses.append(Uses(row["id"], parent) if row["kind"] in _DEFINITION_KINDS else Uses(parent, row["id"]))
         found = candidates.get(row["id"])
         if found is None:
@@ -111,6 +118,8 @@ def gather(
             )
             continue
         found.reasons.append(reason)
+        if found.matched:
+            found.score += GRAPH_SUPPORT * score
         if not found.is_entry and (score > found.score or found.parent is None):
             found.score, found.reason, found.parent = max(score, found.score), reason, parent
     return candidates, uses, len(conflicted - set(candidates))

@@ -21,7 +21,7 @@ import numpy as np
 
 from branchgraph.retrieval.assemble import Candidate, fold_nested, gather, read_texts, reading_order, write_outlines
 from branchgraph.retrieval.budget import estimate_tokens, trim_to_budget
-from branchgraph.retrieval.ranking import SIMILARITY_WEIGHT, RecentPaths, asks_about_support, final_scores
+from branchgraph.retrieval.ranking import SIMILARITY_WEIGHT, PathRecency, asks_about_support, final_scores
 from branchgraph.retrieval.render import render_context, render_item
 from branchgraph.retrieval.search import SearchHit, search
 from branchgraph.retrieval.session import IndexedBranch, RetrievalStores
@@ -98,7 +98,7 @@ def build_context(
     branch: IndexedBranch,
     stores: RetrievalStores,
     sources: BranchSources,
-    recent: RecentPaths,
+    recency: PathRecency,
     *,
     budget_tokens: int = DEFAULT_BUDGET_TOKENS,
     entries: int = DEFAULT_ENTRIES,
@@ -140,7 +140,7 @@ def build_context(
     final_scores(
         candidates,
         similarity,
-        recent.of(branch.repo, sources.repo, branch.indexed_commit),
+        recency.of(branch.repo, sources.repo, branch.indexed_commit),
         SIMILARITY_WEIGHT,
         asks_about_support(query),
     )

@@ -1,12 +1,13 @@
 """Entry search: dense top-k from pgvector and lexical top-k from PostgreSQL full-text search
-over identifier-split text, fused with reciprocal rank fusion; exact identifier matches are
-boosted. The first stage of ``context()`` and the ``search`` command.
+over identifier-split text (names, signature, docstring, source) ranked by BM25, fused with
+reciprocal rank fusion; exact identifier matches are boosted. The first stage of ``context()`` and the ``search`` command.
 
 Uses the stores and the embedder (low-level pieces); never the ingest pipeline.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from collections import defaultdict
 from dataclasses import asdict, dataclass
@@ -16,17 +17,26 @@ import numpy as np
 
 from branchgraph.core.errors import EmbedderMismatch
 from branchgraph.core.lexical import query_terms
-from branchgraph.graph.protocols import NodeRow, SymbolSpan
+from branchgraph.graph.protocols import NodeRow, ScoredRow, SymbolSpan
+from branchgraph.retrieval.query import search_text, term_weight
 from branchgraph.retrieval.session import IndexedBranch, RetrievalStores
 
 # Reciprocal rank fusion constant (Cormack et al.): dampens the head of each list.
 RRF_K = 60
+# What each list's ranks count in the fusion, and the exact-name signal as a third list.
+LIST_WEIGHTS = {"dense": 1.0, "lexical": 1.0}
+EXACT_WEIGHT = 1.0
+# Commit-message phrasing cleaned from the query (retrieval/query.py).
+CLEAN_QUERY = False
 # How many candidates each list contributes before fusion, per result asked for.
 CANDIDATES_PER_RESULT = 5
 # A full-text term in more than this share of a branch's symbols, and more than this many, is
 # left out of the query: each match costs about 25 us to rank, and such terms barely rank.
 COMMON_TERM_SHARE = 0.01
 COMMON_TERM_FLOOR = 500
+# BM25's term-frequency saturation and length normalisation: the usual values (Robertson).
+BM25_K1 = 1.2
+BM25_B = 0.75
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _SYMBOL_LABELS = ("Class", "Function", "Method", "Interface")
 MODES = ("hybrid", "dense", "lexical")
@@ -85,26 +95,22 @@ def search(
         dense = rows_store.dense_search(branch.repo, branch.branch, embedder.model_id, query_vector, depth)
     lexical = []
     if mode != "dense":
-        common = rows_store.common_terms(
-            branch.repo, branch.branch, branch.indexed_commit, COMMON_TERM_SHARE, COMMON_TERM_FLOOR
-        )
-        # Keep the query's rarest terms when every one of them is common.
-        terms = [t for t in query_terms(query) if t not in common] or query_terms(query)
-        lexical = rows_store.lexical_search(branch.repo, branch.branch, terms, depth)
+        lexical = _lexical(query, branch, stores, depth)
 
     fused: dict[str, float] = defaultdict(float)
     ranks: dict[str, dict[str, int]] = defaultdict(dict)
     rows: dict[str, NodeRow] = {}
     for source, hits in (("dense", dense), ("lexical", lexical)):
+        weight = LIST_WEIGHTS[source]
         for rank, (node_id, _, row) in enumerate(hits, 1):
-            fused[node_id] += 1.0 / (RRF_K + rank)
+            fused[node_id] += weight / (RRF_K + rank)
             ranks[node_id][source] = rank
             rows[node_id] = row
     identifiers = {w.lower() for w in _IDENTIFIER.findall(query)}
     exact = {node_id for node_id, row in rows.items() if row.qualname.rsplit(".", 1)[-1].lower() in identifiers}
     for node_id in exact if mode == "hybrid" else ():
         # As if first in a third list: an identifier written in the query is a strong signal.
-        fused[node_id] += 1.0 / (RRF_K + 1)
+        fused[node_id] += EXACT_WEIGHT / (RRF_K + 1)
     best = sorted(fused, key=lambda i: (-fused[i], rows[i].qualname))[:k]
     return [
         SearchHit(
@@ -122,6 +128,29 @@ def search(
         )
         for node_id, span in zip(best, _spans(stores, best, rows), strict=True)
     ]
+
+
+def _lexical(query: str, branch: IndexedBranch, stores: RetrievalStores, depth: int) -> list[ScoredRow]:
+    """Full-text search ranked by BM25: each query term weighs its inverse document frequency
+    on the branch. Terms in more than ``COMMON_TERM_SHARE`` of the branch's rows (and more than
+    ``COMMON_TERM_FLOOR``) are left out unless nothing else is left: they barely rank, and
+    scoring their thousands of matches dominated query time."""
+    if CLEAN_QUERY:
+        query = search_text(query)
+    terms = query_terms(query)
+    stats = stores.rows.term_stats(branch.repo, branch.branch, branch.indexed_commit, terms)
+    df = stats.document_frequency
+    common = max(COMMON_TERM_FLOOR, stats.documents * COMMON_TERM_SHARE)
+    kept = [t for t in terms if 0 < df.get(t, 0) <= common] or [t for t in terms if df.get(t, 0) > 0]
+    weights = [(t, bm25_idf(stats.documents, df[t]) * (term_weight(t) if CLEAN_QUERY else 1.0)) for t in kept]
+    return stores.rows.lexical_search(
+        branch.repo, branch.branch, weights, depth, average_length=stats.average_length, k1=BM25_K1, b=BM25_B
+    )
+
+
+def bm25_idf(documents: int, frequency: int) -> float:
+    """Okapi BM25's inverse document frequency (the +1 form: never negative)."""
+    return math.log(1 + (documents - frequency + 0.5) / (frequency + 0.5))
 
 
 def _spans(stores: RetrievalStores, ids: list[str], rows: dict[str, NodeRow]) -> list[SymbolSpan | None]:

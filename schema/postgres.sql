@@ -81,14 +81,17 @@ CREATE TABLE IF NOT EXISTS file_states (
     PRIMARY KEY (repo, branch, path)
 );
 
--- Paths changed in the days before a commit (retrieval's recency signal), computed once per
--- commit from git history: a walk over a month of commits is too slow to repeat per query.
-CREATE TABLE IF NOT EXISTS recent_paths (
+-- Recency by days (recent_paths) gave way to recency by commits (path_recency).
+DROP TABLE IF EXISTS recent_paths;
+
+-- Per commit, how many commits ago each path last changed (retrieval's recency signal), over
+-- the newest `depth` commits: computed once per commit from git history.
+CREATE TABLE IF NOT EXISTS path_recency (
     repo        text NOT NULL,
     commit      text NOT NULL,
-    days        integer NOT NULL,
-    paths       jsonb NOT NULL,
-    PRIMARY KEY (repo, commit, days)
+    depth       integer NOT NULL,
+    ago         jsonb NOT NULL,
+    PRIMARY KEY (repo, commit, depth)
 );
 
 -- A symbol's line span and conflict flag, so entry search needs no graph round trip. Rows
@@ -96,3 +99,7 @@ CREATE TABLE IF NOT EXISTS recent_paths (
 ALTER TABLE node_embeddings ADD COLUMN IF NOT EXISTS start_line integer;
 ALTER TABLE node_embeddings ADD COLUMN IF NOT EXISTS end_line integer;
 ALTER TABLE node_embeddings ADD COLUMN IF NOT EXISTS has_conflict boolean;
+
+-- Tokens in each row's full-text document: BM25 normalises term frequency by it (NULL on rows
+-- written before it was kept; ranked as an average document).
+ALTER TABLE node_embeddings ADD COLUMN IF NOT EXISTS lexical_len integer;

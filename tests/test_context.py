@@ -257,15 +257,15 @@ def test_the_json_document_and_markdown_from_the_cli(indexed_shop, config, monke
 
 def test_recent_changes_rank_higher_and_are_cached_per_commit(indexed_shop, config, pg_store):
     from branchgraph.core import git
-    from branchgraph.retrieval.ranking import RecentPaths, path_factor
+    from branchgraph.retrieval.ranking import PathRecency, path_factor
 
     record = pg_store.branch_record(indexed_shop.name, "main")
-    recent = RecentPaths(pg_store).of(indexed_shop.name, git.open_repo(indexed_shop), record.indexed_commit)
-    assert "src/shop/payments.py" in recent  # committed moments ago
-    assert pg_store.recent_paths(indexed_shop.name, record.indexed_commit, 30) == sorted(recent)
-    assert path_factor("src/shop/payments.py", recent) > path_factor("src/shop/old.py", recent)
-    assert path_factor("vendor/lib/x.py", frozenset()) < path_factor("src/x.py", frozenset())
-    assert path_factor("api/service_pb2.py", frozenset()) < 1
+    recency = PathRecency(pg_store).of(indexed_shop.name, git.open_repo(indexed_shop), record.indexed_commit)
+    assert recency["src/shop/payments.py"] == 0  # changed by the indexed commit itself
+    assert pg_store.path_recency(indexed_shop.name, record.indexed_commit, 100) == recency
+    assert path_factor("src/shop/payments.py", recency) > path_factor("src/shop/old.py", recency)
+    assert path_factor("vendor/lib/x.py", {}) < path_factor("src/x.py", {})
+    assert path_factor("api/service_pb2.py", {}) < 1
 
 
 def test_paths_outside_the_repository_are_never_read(shop_repo, pg_store, tmp_path):

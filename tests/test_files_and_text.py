@@ -48,8 +48,11 @@ def test_identifier_splitting():
     assert split_identifier("parseConfigFile") == ["parse", "config", "file"]
     assert split_identifier("get_user_by_id") == ["get", "user", "by", "id"]
     assert split_identifier("HTTPServerError") == ["http", "server", "error"]
-    assert lexical_text("ERR_AUTH_001") == "err auth 001 err_auth_001"
-    assert lexical_text("get_user_by_id(x)") == "get user by id get_user_by_id x"
+    # The whole without underscores: PostgreSQL's parser would split it at them again.
+    assert lexical_text("ERR_AUTH_001") == "err auth 001 errauth001"
+    assert lexical_text("get_user_by_id(x)") == "get user by id getuserbyid x"
+    assert lexical_text("parse_config_file") == "parse config file parseconfigfile" == lexical_text("parseConfigFile")
+    assert lexical_text("_private __init__") == "private init"
 
 
 def test_module_names_and_relative_imports():

@@ -31,6 +31,7 @@ class Conventions:
     is_test_file: Callable[[str], bool]  # a path where the test runner collects tests
     is_support_file: Callable[[str], bool]  # tests and test-only helpers (ranked down)
     is_generated_file: Callable[[str], bool]  # written by a generator (ranked down)
+    is_declaration_file: Callable[[str], bool]  # declarations only, the code is elsewhere (stubs)
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +53,7 @@ LANGUAGES = (
             is_test_file=python.is_test_file,
             is_support_file=python.is_support_file,
             is_generated_file=python.is_generated_file,
+            is_declaration_file=python.is_declaration_file,
         ),
     ),
 )
@@ -82,6 +84,12 @@ def is_generated_path(path: str) -> bool:
     """Whether the file's language calls it generated."""
     spec = language_for_path(path)
     return spec is not None and spec.conventions.is_generated_file(path)
+
+
+def is_declaration_path(path: str) -> bool:
+    """Whether the file only declares what is implemented elsewhere (a type stub)."""
+    spec = language_for_path(path)
+    return spec is not None and spec.conventions.is_declaration_file(path)
 
 
 @cache

@@ -44,6 +44,11 @@ def is_support_file(path: str) -> bool:
     return is_test_file(path) or name == "conftest.py" or name.endswith("_tests.py")
 
 
+def is_declaration_file(path: str) -> bool:
+    """A type stub (``.pyi``): signatures of code that lives in a ``.py`` file or a library."""
+    return path.endswith(".pyi")
+
+
 def is_generated_file(path: str) -> bool:
     """Code written by a generator (protobuf/gRPC stubs)."""
     return bool(_GENERATED.search(path))

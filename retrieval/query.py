@@ -1,0 +1,42 @@
+"""A question as search needs it. Agents ask in the words of a task, often a commit message
+("Fix X when Y", "refactor(cli): allow X to Y (#1234)"): the conventional-commit prefix,
+issue and pull-request references, trailers and links say nothing about the code, and the
+verbs of change (fix, add, allow, ...) say little, so they are dropped or weigh less."""
+
+from __future__ import annotations
+
+import re
+
+_CONVENTIONAL_PREFIX = re.compile(
+    r"^\s*(?:fix|feat|feature|refactor|perf|chore|docs?|tests?|style|build|ci|revert)(?:\([^)]*\))?!?:\s*",
+    re.IGNORECASE,
+)
+_REFERENCE = re.compile(r"\(?(?:\b(?:closes|fixes|fixed|resolves|refs?|see)\s+)?(?:#|\bgh-)\d+\)?", re.IGNORECASE)
+_TRAILER = re.compile(r"^[\w-]+-by:.*$|^Signed-off-by:.*$", re.MULTILINE | re.IGNORECASE)
+_URL = re.compile(r"https?://\S+")
+
+# Words of change: nearly every task says one, and they name no code.
+CHANGE_WORDS = frozenset(
+    "fix fixes fixed fixing add adds added adding allow allows allowed support supports supported use uses using "
+    "make makes made remove removes removed avoid avoids handle handles handled update updates updated improve "
+    "improves improved ensure ensures prevent prevents correct correctly properly change changes changed "
+    "instead now new bug issue issues case cases when should dont don doesn doesnt work works working "
+    "also again more less better".split()
+)
+CHANGE_WORD_WEIGHT = 0.3
+
+
+def search_text(query: str) -> str:
+    """The query without the parts of a commit message that name no code."""
+    text = _TRAILER.sub(" ", query)
+    text = _URL.sub(" ", text)
+    text = _REFERENCE.sub(" ", text)
+    lines = text.strip().splitlines()
+    if lines:
+        lines[0] = _CONVENTIONAL_PREFIX.sub("", lines[0])
+    return " ".join(" ".join(lines).split())
+
+
+def term_weight(term: str) -> float:
+    """How much a query term counts, on top of its rarity in the code."""
+    return CHANGE_WORD_WEIGHT if term in CHANGE_WORDS else 1.0
