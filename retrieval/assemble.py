@@ -12,10 +12,13 @@ from branchgraph.core.extract import conflict_extents
 from branchgraph.retrieval.ranking import neighbour_score
 from branchgraph.retrieval.source import BranchSources, FileText, Span
 
+# A class entry is shown in full only when the question names it; otherwise as an outline, so
+# its methods are items of their own (a question is seldom about a whole class).
+CLASS_IN_FULL_ONLY_WHEN_NAMED = False
 # What a neighbour reached only through the graph keeps of its entry's score (1.0: all).
 NEIGHBOUR_FACTOR = 1.0
 # A search hit the graph also reaches from an entry gains this share of the neighbour score.
-GRAPH_SUPPORT = 0.0
+GRAPH_SUPPORT = 0.3
 
 # Kinds whose neighbour is code the entry uses: shown before the entry. The rest (callers,
 # tests) use the entry and come after it.
@@ -41,6 +44,7 @@ class Candidate:
     folded: list[str] = field(default_factory=list)  # qualnames shown inside this item's text
     members: list[dict] | None = None  # a class's direct members from the graph (for outlines)
     matched: bool = False  # found by search (an entry or a further match), not only through the graph
+    named: bool = False  # the question names it (an identifier of the query is its name)
     tokens: int = 0
     source: FileText | None = field(default=None, repr=False)  # the copy its text came from
 
@@ -84,12 +88,14 @@ def gather(
             [reason],
             has_conflict=hit.has_conflict,
             matched=True,
+            named=hit.exact,
         )
     entry_scores = {hit.id: score for hit, score in entries}
     qualnames = {c.id: c.qualname for c in candidates.values()}
     qualnames.update({row["id"]: row["qualname"] for row in rows})
     uses: list[Uses] = []
     conflicted: set[str] = set()
+    support: dict[str, float] = {}
     for row in rows:
         entry_id = row["entry_id"]
         if entry_id not in entry_scores or row["start_line"] is None:
@@ -119,9 +125,12 @@ def gather(
             continue
         found.reasons.append(reason)
         if found.matched:
-            found.score += GRAPH_SUPPORT * score
+            support[found.id] = max(support.get(found.id, 0.0), score)
         if not found.is_entry and (score > found.score or found.parent is None):
             found.score, found.reason, found.parent = max(score, found.score), reason, parent
+    # A search hit the graph also reaches is supported once, by its strongest link.
+    for candidate_id, strongest in support.items():
+        candidates[candidate_id].score += GRAPH_SUPPORT * strongest
     return candidates, uses, len(conflicted - set(candidates))
 
 
@@ -145,7 +154,9 @@ def read_texts(
         if c.has_conflict:
             c.span = _conflict_span(c.span, source)
         c.text = source.text(c.span)
-        if c.kind == "Class" and (not c.is_entry or len(c.text) > full_class_tokens * 4):
+        if c.kind == "Class" and (
+            not c.is_entry or len(c.text) > full_class_tokens * 4 or (CLASS_IN_FULL_ONLY_WHEN_NAMED and not c.named)
+        ):
             c.outline = True
     write_outlines(list(candidates.values()))
 

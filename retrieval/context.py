@@ -28,7 +28,7 @@ from branchgraph.retrieval.session import IndexedBranch, RetrievalStores
 from branchgraph.retrieval.source import BranchSources
 
 DEFAULT_BUDGET_TOKENS = 6000
-DEFAULT_ENTRIES = 6
+DEFAULT_ENTRIES = 10
 # Entry search looks deeper than the entries it keeps, so that dropping conflicted symbols
 # still leaves enough.
 _SEARCH_DEPTH_FACTOR = 2
@@ -129,7 +129,7 @@ def build_context(
         warnings.append("nothing in the index matches the query")
         return ContextResult(items=[], order=[], warnings=warnings, tokens=0, **result)
 
-    top = max(hit.score for hit in hits)
+    top = max(hit.score for hit in hits) or 1.0  # all-zero scores: a list weighted 0 found them
     chosen_ids = {hit.id for hit in chosen}
     matches = [hit for hit in hits if hit.id not in chosen_ids and not hit.has_conflict][:MATCHES]
     rows = stores.graph.expand(branch.repo, branch.branch, [h.qualname for h in chosen])

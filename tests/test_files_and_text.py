@@ -97,3 +97,16 @@ def test_enriched_text_has_every_part_and_truncates_the_body():
     assert text.startswith("path: src/a.py\nmethod: a.C.m\nclass: a.C\ndef m(self)\nDoes m.\n")
     assert text.endswith("x" * MAX_BODY_CHARS)
     assert "x" * (MAX_BODY_CHARS + 1) not in text
+
+
+def test_paths_by_recency_counts_commits_since_each_file_last_changed(tmp_path):
+    from gitrepo import commit_files, init_repo
+
+    from branchgraph.core import git
+
+    repo = init_repo(tmp_path / "r")
+    commit_files(repo, {"a.py": "a = 1\n", "b.py": "b = 1\n", "c.py": "c = 1\n"})
+    commit_files(repo, {"a.py": "a = 2\n", "b.py": "b = 1\n", "c.py": "c = 1\n"})
+    head = commit_files(repo, {"a.py": "a = 2\n", "b.py": "b = 2\n", "c.py": "c = 1\n"})
+    assert git.paths_by_recency(repo, head, 10) == {"b.py": 0, "a.py": 1, "c.py": 2}
+    assert git.paths_by_recency(repo, head, 2) == {"b.py": 0, "a.py": 1}
