@@ -13,7 +13,7 @@ from branchgraph.core.config import Config
 from branchgraph.retrieval.golden import GoldenSet, context_ranking, recall_at, search_ranking
 
 GOLDEN_DIR = Path(__file__).parent.parent / "tests" / "golden"
-GOLDEN_SETS = ("click", "requests")
+GOLDEN_SETS = ("click", "requests", "flask-commits")
 
 
 def golden_set(name: str = "click") -> GoldenSet:

@@ -26,7 +26,13 @@ from branchgraph.ingest.pipeline import (
     ingest_branch,
     repo_name_for,
 )
-from branchgraph.retrieval.context import DEFAULT_BUDGET_TOKENS, DEFAULT_ENTRIES, ContextResult, build_context
+from branchgraph.retrieval.context import (
+    DEFAULT_BUDGET_TOKENS,
+    DEFAULT_ENTRIES,
+    ContextResult,
+    Observer,
+    build_context,
+)
 from branchgraph.retrieval.ranking import PathRecency
 from branchgraph.retrieval.search import SearchHit
 from branchgraph.retrieval.search import search as search_entries
@@ -282,7 +288,10 @@ class Workspace:
         branch: str | None = None,
         budget_tokens: int = DEFAULT_BUDGET_TOKENS,
         entries: int = DEFAULT_ENTRIES,
+        observe: Observer | None = None,
     ) -> ContextResult:
+        """See ``context``; ``observe`` is called with every ranked candidate and its
+        learned-ranker features (``bench/fit_ranker.py`` fits the model from them)."""
         s = self.branch(repo, branch)
         sources = BranchSources(s.repo, s.root, s.name, s.branch, self.pg)
         return build_context(
@@ -293,6 +302,7 @@ class Workspace:
             self._recency,
             budget_tokens=budget_tokens,
             entries=entries,
+            observe=observe,
         )
 
     def named(

@@ -45,6 +45,10 @@ class Candidate:
     members: list[dict] | None = None  # a class's direct members from the graph (for outlines)
     matched: bool = False  # found by search (an entry or a further match), not only through the graph
     named: bool = False  # the question names it (an identifier of the query is its name)
+    search: Any = None  # its SearchHit when search found it
+    search_score: float = 0.0  # its normalised fused search score (0: found only through the graph)
+    graph_score: float = 0.0  # its strongest link from an entry (entry score x edge weight x decay)
+    linked_entries: set[str] = field(default_factory=set)  # entries that reach it through the graph
     tokens: int = 0
     source: FileText | None = field(default=None, repr=False)  # the copy its text came from
 
@@ -89,6 +93,8 @@ def gather(
             has_conflict=hit.has_conflict,
             matched=True,
             named=hit.exact,
+            search=hit,
+            search_score=score,
         )
     entry_scores = {hit.id: score for hit, score in entries}
     qualnames = {c.id: c.qualname for c in candidates.values()}
@@ -108,6 +114,9 @@ def gather(
         score = neighbour_score(entry_scores[entry_id], row["kind"], row["distance"]) * NEIGHBOUR_FACTOR
         uses.append(Uses(row["id"], parent) if row["kind"] in _DEFINITION_KINDS else Uses(parent, row["id"]))
         found = candidates.get(row["id"])
+        if found is not None:
+            found.graph_score = max(found.graph_score, score)
+            found.linked_entries.add(entry_id)
         if found is None:
             candidates[row["id"]] = Candidate(
                 row["id"],
@@ -121,6 +130,8 @@ def gather(
                 False,
                 [reason],
                 members=row.get("members"),
+                graph_score=score,
+                linked_entries={entry_id},
             )
             continue
         found.reasons.append(reason)

@@ -14,6 +14,7 @@ token budget.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -21,11 +22,17 @@ import numpy as np
 
 from branchgraph.retrieval.assemble import Candidate, fold_nested, gather, read_texts, reading_order, write_outlines
 from branchgraph.retrieval.budget import estimate_tokens, trim_to_budget
+from branchgraph.retrieval.learned import feature_matrix, shipped_ranker
 from branchgraph.retrieval.ranking import SIMILARITY_WEIGHT, PathRecency, asks_about_support, final_scores
 from branchgraph.retrieval.render import render_context, render_item
 from branchgraph.retrieval.search import SearchHit, search
 from branchgraph.retrieval.session import IndexedBranch, RetrievalStores
 from branchgraph.retrieval.source import BranchSources
+
+# Sees every ranked candidate and its learned-ranker features (for fitting the model).
+Observer = Callable[[list[Candidate], np.ndarray], None]
+# The learned model ranks when one is shipped (retrieval/ranker.json); False: hand-tuned only.
+USE_LEARNED_RANKER = True
 
 DEFAULT_BUDGET_TOKENS = 6000
 DEFAULT_ENTRIES = 10
@@ -102,6 +109,7 @@ def build_context(
     *,
     budget_tokens: int = DEFAULT_BUDGET_TOKENS,
     entries: int = DEFAULT_ENTRIES,
+    observe: Observer | None = None,
 ) -> ContextResult:
     if budget_tokens < 1 or entries < 1:
         raise ValueError("budget_tokens and entries must be positive")
@@ -137,13 +145,10 @@ def build_context(
         [(hit, hit.score / top) for hit in chosen], [(hit, hit.score / top) for hit in matches], rows
     )
     similarity = _similarity(stores, branch, query_vector, list(candidates))
-    final_scores(
-        candidates,
-        similarity,
-        recency.of(branch.repo, sources.repo, branch.indexed_commit),
-        SIMILARITY_WEIGHT,
-        asks_about_support(query),
-    )
+    ago = recency.of(branch.repo, sources.repo, branch.indexed_commit)
+    about_support = asks_about_support(query)
+    final_scores(candidates, similarity, ago, SIMILARITY_WEIGHT, about_support)
+    _learned_scores(list(candidates.values()), similarity, ago, about_support, observe)
     if conflicted:
         warnings.append(f"{conflicted} related symbols with unresolved merge conflicts were left out")
     _fetch_members(stores, candidates)
@@ -166,6 +171,27 @@ def build_context(
         )
     items = [_item(c) for c in kept]
     return ContextResult(items=items, order=reading_order(kept, uses), warnings=warnings, tokens=tokens, **result)
+
+
+def _learned_scores(
+    candidates: list[Candidate],
+    similarity: dict[str, float],
+    recency: dict[str, int],
+    about_support: bool,
+    observe: Observer | None,
+) -> None:
+    """Rank by the shipped learned model (``learned.py``) when there is one: each candidate's
+    score becomes its probability of being what the question is about. ``observe`` sees
+    every candidate with its features first (``bench/fit_ranker.py`` fits the model so)."""
+    ranker = shipped_ranker() if USE_LEARNED_RANKER else None
+    if observe is None and ranker is None:
+        return
+    matrix = feature_matrix(candidates, similarity, recency, about_support)
+    if observe is not None:
+        observe(candidates, matrix)
+    if ranker is not None and len(candidates):
+        for c, p in zip(candidates, ranker.probabilities(matrix), strict=True):
+            c.score = float(p)
 
 
 def _fit_budget(candidates: list[Candidate], budget_tokens: int) -> tuple[list[Candidate], int]:

@@ -81,12 +81,21 @@ def path_factor(path: str, recency: Mapping[str, int], about_support: bool = Fal
     """Vendored or generated code down, recently changed code up, and tests, examples and
     docs down unless the question is about them (``about_support``): they show how code is
     used, they are rarely what a question is about."""
-    factor = PENALTY if _PENALISED.search(path) or is_generated_path(path) else 1.0
+    factor = PENALTY if is_vendored_or_generated(path) else 1.0
     if is_declaration_path(path):
         factor *= DECLARATION_FACTOR
-    if not about_support and (_SUPPORT_DIRS.search(path) or is_support_path(path)):
+    if not about_support and is_support(path):
         factor *= SUPPORT_FACTOR
     return factor * recency_factor(recency.get(path))
+
+
+def is_support(path: str) -> bool:
+    """A test, example, doc or benchmark, by directory or by its language's conventions."""
+    return bool(_SUPPORT_DIRS.search(path)) or is_support_path(path)
+
+
+def is_vendored_or_generated(path: str) -> bool:
+    return bool(_PENALISED.search(path)) or is_generated_path(path)
 
 
 def asks_about_support(query: str) -> bool:

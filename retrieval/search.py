@@ -60,6 +60,7 @@ class SearchHit:
     lexical_rank: int | None
     exact: bool  # its name is an identifier of the query (boosted in hybrid mode)
     has_conflict: bool = False  # its text holds unresolved merge-conflict markers
+    lexical_score: float | None = None  # its BM25 score, None when full-text search missed it
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -103,6 +104,7 @@ def search(
     fused: dict[str, float] = defaultdict(float)
     ranks: dict[str, dict[str, int]] = defaultdict(dict)
     rows: dict[str, NodeRow] = {}
+    bm25 = {node_id: score for node_id, score, _ in lexical}
     for source, hits in (("dense", dense), ("lexical", lexical)):
         weight = LIST_WEIGHTS[source]
         for rank, (node_id, _, row) in enumerate(hits, 1):
@@ -128,6 +130,7 @@ def search(
             lexical_rank=ranks[node_id].get("lexical"),
             exact=node_id in exact,
             has_conflict=span.has_conflict if span else False,
+            lexical_score=bm25.get(node_id),
         )
         for node_id, span in zip(best, _spans(stores, best, rows), strict=True)
     ]

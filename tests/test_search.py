@@ -154,3 +154,36 @@ def test_rows_from_before_spans_were_kept_take_them_from_the_graph(indexed_shop,
     hits = api.search("where is refund implemented", repo=indexed_shop, config=config, k=3)
     assert hits[0].qualname == "shop.payments.Payment.refund" and (hits[0].start_line, hits[0].end_line) == (13, 16)
     assert hits[0].has_conflict is False
+
+
+def test_full_text_reaches_words_only_a_body_holds_and_rare_words_outrank_common_ones(repo_dir, config):
+    from gitrepo import commit_files, init_repo
+
+    helpers = "".join(f"def helper_{i}(value):\n    return value.strip() + '{i}'\n\n\n" for i in range(12))
+    commit_files(
+        init_repo(repo_dir),
+        {
+            "settings.py": (
+                "import os\n\n\n"
+                "def load_settings():\n    return {'timeout': int(os.environ.get('APP_REQUEST_TIMEOUT', '30'))}\n\n\n"
+                "def describe(value):\n    return 'settings value ' + value.strip()\n\n\n"
+            ),
+            "helpers.py": helpers,
+            "models.py": (
+                "class Account:\n    '''A customer account.'''\n\n    kind = 'account'\n\n"
+                "    def close(self):\n        return self.balance_overdraft_limit_exceeded()\n"
+            ),
+        },
+    )
+    api.ingest(repo_dir, config=config)
+
+    def lexical(query: str) -> list[str]:
+        return [h.qualname for h in api.search(query, repo=repo_dir, config=config, k=3, mode="lexical")]
+
+    # The variable name is written only in the function's body.
+    assert lexical("APP_REQUEST_TIMEOUT")[0] == "settings.load_settings"
+    assert lexical("request timeout from the environment")[0] == "settings.load_settings"
+    # "strip" is in 13 functions, "settings" in two: BM25's IDF puts the rare word first.
+    assert lexical("strip settings value")[0] == "settings.describe"
+    # A class's document holds its own lines, not its methods' bodies.
+    assert lexical("overdraft limit exceeded")[0] == "models.Account.close"

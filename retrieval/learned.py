@@ -1,0 +1,117 @@
+"""The learned ranking of context candidates: a logistic model over each candidate's search,
+graph, path and recency evidence, which says how likely the candidate is code the question
+is about.
+
+The model is fitted by ``bench/fit_ranker.py`` on the tuning half of ``bench/real_tasks.py``
+only (real tasks: commit messages asked at the parent commit, the changed functions as the
+answer) and shipped as ``ranker.json`` beside this module; the held-out half is never seen
+by the fit. Without the file the hand-tuned score (``ranking.final_scores``) ranks alone.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from branchgraph.core.languages import is_declaration_path
+from branchgraph.retrieval.ranking import is_support, is_vendored_or_generated
+
+if TYPE_CHECKING:
+    from branchgraph.retrieval.assemble import Candidate
+
+FEATURES = (
+    "hand_tuned",  # ranking.final_scores, relative to the best candidate
+    "search",  # normalised fused search score
+    "bm25",  # BM25 score relative to the best full-text hit
+    "bm25_rank",  # 1 / rank in the full-text list
+    "vector_rank",  # 1 / rank in the vector list
+    "similarity",  # own cosine similarity to the question, relative to the best candidate
+    "exact",  # the question names it
+    "entry",  # expanded from
+    "graph",  # strongest link from an entry
+    "links",  # entries linking to it (up to 3) / 3
+    # No feature says class or function: the real-task gold holds only functions and methods,
+    # and a model would learn that artefact of the benchmark instead of the question.
+    "lines",  # log(1 + lines) / 5
+    "recency",  # 1 / (1 + commits since its file changed / 10); 0 when not in the window
+    "support",  # a test, example or doc, and the question is not about them
+    "declaration",  # a stub
+    "generated",
+    "entry_file",  # in the file of the best entry
+)
+
+
+@dataclass(frozen=True, slots=True)
+class LearnedRanker:
+    weights: np.ndarray
+    bias: float
+    mean: np.ndarray
+    scale: np.ndarray
+
+    def probabilities(self, matrix: np.ndarray) -> np.ndarray:
+        z = ((matrix - self.mean) / self.scale) @ self.weights + self.bias
+        return np.asarray(1.0 / (1.0 + np.exp(-z)))
+
+
+@cache
+def shipped_ranker() -> LearnedRanker | None:
+    """The model in ``ranker.json``, or None when none is shipped or its features differ."""
+    source = resources.files("branchgraph.retrieval").joinpath("ranker.json")
+    if not source.is_file():
+        return None
+    data = json.loads(source.read_text("utf-8"))
+    if tuple(data["features"]) != FEATURES:
+        return None  # fitted for another feature set: refit with bench/fit_ranker.py
+    return LearnedRanker(
+        np.asarray(data["weights"], dtype=np.float64),
+        float(data["bias"]),
+        np.asarray(data["mean"], dtype=np.float64),
+        np.asarray(data["scale"], dtype=np.float64),
+    )
+
+
+def feature_matrix(
+    candidates: Sequence[Candidate],
+    similarity: Mapping[str, float],
+    recency: Mapping[str, int],
+    about_support: bool,
+) -> np.ndarray:
+    """One row of ``FEATURES`` per candidate (after ``final_scores``, whose score is the first)."""
+    if not candidates:
+        return np.zeros((0, len(FEATURES)))
+    top_hand = max(c.score for c in candidates) or 1.0
+    top_bm25 = max((c.search.lexical_score or 0.0 for c in candidates if c.search is not None), default=0.0) or 1.0
+    top_similarity = max((s for s in similarity.values() if s > 0), default=1.0)
+    best_entry = max((c for c in candidates if c.is_entry), key=lambda c: c.search_score, default=None)
+    rows = []
+    for c in candidates:
+        hit = c.search
+        ago = recency.get(c.path)
+        rows.append(
+            [
+                c.score / top_hand,
+                c.search_score,
+                ((hit.lexical_score or 0.0) / top_bm25) if hit is not None else 0.0,
+                1.0 / hit.lexical_rank if hit is not None and hit.lexical_rank else 0.0,
+                1.0 / hit.dense_rank if hit is not None and hit.dense_rank else 0.0,
+                max(similarity.get(c.id, 0.0), 0.0) / top_similarity,
+                float(c.named),
+                float(c.is_entry),
+                c.graph_score,
+                min(len(c.linked_entries), 3) / 3,
+                math.log1p(c.span.end_line - c.span.start_line + 1) / 5,
+                1.0 / (1.0 + ago / 10) if ago is not None else 0.0,
+                float(is_support(c.path) and not about_support),
+                float(is_declaration_path(c.path)),
+                float(is_vendored_or_generated(c.path)),
+                float(best_entry is not None and c.path == best_entry.path),
+            ]
+        )
+    return np.asarray(rows, dtype=np.float64)
