@@ -29,7 +29,9 @@ def test_a_class_document_leaves_out_its_members_bodies():
         "    def close(self):",
         "        return self.overdraft()",
     ]
-    document = symbol_document("bank.Account", "bank.py", "class Account", "A customer account.", lines, (1, 5), [(4, 5)])
+    document = symbol_document(
+        "bank.Account", "bank.py", "class Account", "A customer account.", lines, (1, 5), [(4, 5)]
+    )
     assert "close" in document.split() and "overdraft" not in document.split() and "kind" in document.split()
     method = symbol_document("bank.Account.close", "bank.py", "def close(self)", "", lines, (4, 5))
     assert "overdraft" in method.split()
