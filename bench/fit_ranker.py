@@ -17,6 +17,7 @@ import dataclasses
 import json
 import sys
 import tempfile
+from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 
@@ -34,10 +35,19 @@ OUT = Path(__file__).parent.parent / "retrieval" / "ranker.json"
 L2 = 1.0  # on standardised features, summed over examples
 
 
-def collect(sources: list[str], per_repo: int, config: Config) -> tuple[np.ndarray, np.ndarray, int]:
-    rows: list[np.ndarray] = []
-    labels: list[float] = []
-    cases_seen = 0
+@dataclass
+class Examples:
+    """Candidates' features and labels, with the case and repository each belongs to."""
+
+    rows: list[np.ndarray] = field(default_factory=list)
+    labels: list[float] = field(default_factory=list)
+    cases: list[int] = field(default_factory=list)  # case index per candidate
+    repos: list[str] = field(default_factory=list)  # repository per candidate
+    gold: list[int] = field(default_factory=list)  # gold symbols per case
+
+
+def collect(sources: list[str], per_repo: int, config: Config) -> Examples:
+    found = Examples()
     # The features are observed before any shipped model re-scores; the ranking a model sees
     # is the hand-tuned one either way.
     context_module.USE_LEARNED_RANKER = False
@@ -52,18 +62,55 @@ def collect(sources: list[str], per_repo: int, config: Config) -> tuple[np.ndarr
                 for case in cases:
                     api.ingest(root, branch=BRANCH, rev=case.parent, config=config)
 
-                    def observe(candidates, matrix, gold=case.gold):
-                        rows.append(matrix)
-                        labels.extend(
+                    index = len(found.gold)
+
+                    def observe(candidates, matrix, gold=case.gold, index=index, repo=name):
+                        found.rows.append(matrix)
+                        found.labels.extend(
                             float(any(hits((c.path, c.span.start_line, c.span.end_line, False), g) for g in gold))
                             for c in candidates
                         )
+                        found.cases.extend([index] * len(candidates))
+                        found.repos.extend([repo] * len(candidates))
 
+                    found.gold.append(len(case.gold))
                     ws.context(case.query, branch=BRANCH, budget_tokens=BUDGET, observe=observe)
-                    cases_seen += 1
         finally:
             drop_repo(root, config)
-    return np.vstack(rows), np.asarray(labels), cases_seen
+    return found
+
+
+def standardised(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    mean = x.mean(axis=0)
+    scale = x.std(axis=0)
+    scale[scale == 0] = 1.0
+    return mean, scale
+
+
+def recall_at_10(scores: np.ndarray, labels: np.ndarray, cases: np.ndarray, gold: list[int]) -> float:
+    """Mean over cases of the gold share among the 10 best-scored candidates."""
+    shares = []
+    for case in np.unique(cases):
+        mask = cases == case
+        top = np.argsort(-scores[mask], kind="stable")[:10]
+        shares.append(labels[mask][top].sum() / gold[case])
+    return float(np.mean(shares))
+
+
+def cross_validate(examples: Examples, x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
+    """Leave one repository out, within the tuning half: recall@10 of the candidates ordered by
+    the hand-tuned score and by a model fitted on the other repositories."""
+    repos = np.asarray(examples.repos)
+    cases = np.asarray(examples.cases)
+    hand, learned = [], []
+    for repo in sorted(set(examples.repos)):
+        train, test = repos != repo, repos == repo
+        mean, scale = standardised(x[train])
+        weights, bias = fit((x[train] - mean) / scale, y[train])
+        scores = ((x[test] - mean) / scale) @ weights + bias
+        hand.append(recall_at_10(x[test][:, 0], y[test], cases[test], examples.gold))
+        learned.append(recall_at_10(scores, y[test], cases[test], examples.gold))
+    return float(np.mean(hand)), float(np.mean(learned))
 
 
 def fit(x: np.ndarray, y: np.ndarray, l2: float = L2, iterations: int = 25) -> tuple[np.ndarray, float]:
@@ -89,13 +136,25 @@ def main() -> None:
     parser.add_argument("--per-repo", type=int, default=60)
     parser.add_argument("--embedder", default="local")
     parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument(
+        "--ablate", action="append", default=[], help="FEATURE[,FEATURE]: also cross-validate without them (repeatable)"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="branchgraph-fit-") as tmp:
         config = dataclasses.replace(Config.load(), index_dir=Path(tmp) / "index", embedder=args.embedder)
-        x, y, cases = collect(args.source, args.per_repo, config)
-    mean = x.mean(axis=0)
-    scale = x.std(axis=0)
-    scale[scale == 0] = 1.0
+        examples = collect(args.source, args.per_repo, config)
+    x, y, cases = np.vstack(examples.rows), np.asarray(examples.labels), len(examples.gold)
+    cases_of = np.asarray(examples.cases)
+    covered = np.mean([min(y[cases_of == i].sum(), g) / g for i, g in enumerate(examples.gold)])
+    print(f"gold symbols among the candidates at all: {covered:.3f}")
+    hand, learned = cross_validate(examples, x, y)
+    print(
+        f"leave-one-repository-out on the tuning half, candidates' recall@10: hand-tuned {hand:.3f}, learned {learned:.3f}"
+    )
+    for dropped in args.ablate:
+        kept = [i for i, name in enumerate(FEATURES) if name not in dropped.split(",")]
+        print(f"  without {dropped}: learned {cross_validate(examples, x[:, kept], y)[1]:.3f}")
+    mean, scale = standardised(x)
     weights, bias = fit((x - mean) / scale, y)
     document = {
         "about": "Logistic model over context candidates' features (retrieval/learned.py), fitted by "

@@ -45,6 +45,9 @@ FEATURES = (
     "declaration",  # a stub
     "generated",
     "entry_file",  # in the file of the best entry
+    "file_search",  # the best search score of any hit in its file
+    "file_rank",  # 1 / rank of its file among files ordered by their best search score
+    "file_hits",  # search hits in its file (up to 5) / 5
 )
 
 
@@ -90,6 +93,13 @@ def feature_matrix(
     top_bm25 = max((c.search.lexical_score or 0.0 for c in candidates if c.search is not None), default=0.0) or 1.0
     top_similarity = max((s for s in similarity.values() if s > 0), default=1.0)
     best_entry = max((c for c in candidates if c.is_entry), key=lambda c: c.search_score, default=None)
+    file_best: dict[str, float] = {}
+    file_hits: dict[str, int] = {}
+    for c in candidates:
+        if c.search is not None:
+            file_best[c.path] = max(file_best.get(c.path, 0.0), c.search_score)
+            file_hits[c.path] = file_hits.get(c.path, 0) + 1
+    file_rank = {path: rank for rank, path in enumerate(sorted(file_best, key=lambda p: -file_best[p]), 1)}
     rows = []
     for c in candidates:
         hit = c.search
@@ -112,6 +122,9 @@ def feature_matrix(
                 float(is_declaration_path(c.path)),
                 float(is_vendored_or_generated(c.path)),
                 float(best_entry is not None and c.path == best_entry.path),
+                file_best.get(c.path, 0.0),
+                1.0 / file_rank[c.path] if c.path in file_rank else 0.0,
+                min(file_hits.get(c.path, 0), 5) / 5,
             ]
         )
     return np.asarray(rows, dtype=np.float64)
