@@ -45,6 +45,7 @@ class Candidate:
     members: list[dict] | None = None  # a class's direct members from the graph (for outlines)
     matched: bool = False  # found by search (an entry or a further match), not only through the graph
     named: bool = False  # the question names it (an identifier of the query is its name)
+    qualified: bool = False  # the question names it with a dotted name (``requests.get``)
     search: Any = None  # its SearchHit when search found it
     search_score: float = 0.0  # its normalised fused search score (0: found only through the graph)
     graph_score: float = 0.0  # its strongest link from an entry (entry score x edge weight x decay)

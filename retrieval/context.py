@@ -23,6 +23,7 @@ import numpy as np
 from branchgraph.retrieval.assemble import Candidate, fold_nested, gather, read_texts, reading_order, write_outlines
 from branchgraph.retrieval.budget import estimate_tokens, trim_to_budget
 from branchgraph.retrieval.learned import feature_matrix, shipped_ranker
+from branchgraph.retrieval.query import dotted_names, names_symbol
 from branchgraph.retrieval.ranking import SIMILARITY_WEIGHT, PathRecency, asks_about_support, final_scores
 from branchgraph.retrieval.render import render_context, render_item
 from branchgraph.retrieval.search import SearchHit, search
@@ -150,6 +151,9 @@ def build_context(
     candidates, uses, conflicted = gather(
         [(hit, hit.score / top) for hit in chosen], [(hit, hit.score / top) for hit in matches], rows
     )
+    dotted = dotted_names(query)
+    for c in candidates.values():
+        c.qualified = names_symbol(dotted, c.kind, c.qualname)
     similarity = _similarity(stores, branch, query_vector, list(candidates))
     ago = recency.of(branch.repo, sources.repo, branch.indexed_commit)
     about_support = asks_about_support(query)

@@ -34,6 +34,7 @@ FEATURES = (
     "vector_rank",  # 1 / rank in the vector list
     "similarity",  # own cosine similarity to the question, relative to the best candidate
     "exact",  # the question names it
+    "qualified",  # the question names it with a dotted name (requests.get, Flask.run)
     "entry",  # expanded from
     "graph",  # strongest link from an entry
     "links",  # entries linking to it (up to 3) / 3
@@ -113,6 +114,7 @@ def feature_matrix(
                 1.0 / hit.dense_rank if hit is not None and hit.dense_rank else 0.0,
                 max(similarity.get(c.id, 0.0), 0.0) / top_similarity,
                 float(c.named),
+                float(c.qualified),
                 float(c.is_entry),
                 c.graph_score,
                 min(len(c.linked_entries), 3) / 3,

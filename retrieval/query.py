@@ -37,6 +37,30 @@ def search_text(query: str) -> str:
     return " ".join(" ".join(lines).split())
 
 
+_DOTTED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
+
+
+def dotted_names(query: str) -> list[list[str]]:
+    """The dotted names a question writes (``requests.get``, ``Flask.run``), split at dots."""
+    return [name.split(".") for name in _DOTTED.findall(query) if not name.replace(".", "").isdigit()]
+
+
+def names_symbol(dotted: list[list[str]], kind: str, qualname: str) -> bool:
+    """Whether one of the question's dotted names refers to this symbol: the last part is its
+    name, and the parts before it are its class (a method) or lie on its module path (a
+    function or class re-exported higher up: ``requests.get`` is ``requests.api.get``)."""
+    parts = qualname.split(".")
+    for name in dotted:
+        if name[-1] != parts[-1]:
+            continue
+        if kind == "Method":
+            if len(parts) >= 2 and name[-2] == parts[-2]:
+                return True
+        elif all(part in parts[:-1] for part in name[:-1]):
+            return True
+    return False
+
+
 def term_weight(term: str) -> float:
     """How much a query term counts, on top of its rarity in the code."""
     return CHANGE_WORD_WEIGHT if term in CHANGE_WORDS else 1.0

@@ -28,10 +28,10 @@ FLOORS = {
         ("hashing", "lexical"): 0.56,
         ("hashing", "hybrid"): 0.52,
         ("hashing", "dense"): 0.19,
-        ("hashing", "full"): 0.68,
+        ("hashing", "full"): 0.71,
         ("local", "dense"): 0.47,
         ("local", "hybrid"): 0.53,
-        ("local", "full"): 0.68,
+        ("local", "full"): 0.74,
     },
     "requests": {
         ("hashing", "lexical"): 0.79,
@@ -40,16 +40,16 @@ FLOORS = {
         ("hashing", "full"): 0.89,
         ("local", "dense"): 0.66,
         ("local", "hybrid"): 0.85,
-        ("local", "full"): 0.91,
+        ("local", "full"): 0.90,
     },
     "flask-commits": {
         ("hashing", "lexical"): 0.43,
         ("hashing", "hybrid"): 0.42,
         ("hashing", "dense"): 0.16,
-        ("hashing", "full"): 0.59,
+        ("hashing", "full"): 0.60,
         ("local", "dense"): 0.27,
         ("local", "hybrid"): 0.48,
-        ("local", "full"): 0.57,
+        ("local", "full"): 0.60,
     },
 }
 

@@ -46,3 +46,14 @@ def test_the_shipped_ranker_matches_the_features_and_prefers_strong_text_matches
     strong[FEATURES.index("bm25_rank")] = 1.0
     low, high = ranker.probabilities(np.vstack([weak, strong]))
     assert high > low
+
+
+def test_a_dotted_name_in_a_question_names_a_function_through_its_package_or_a_method_through_its_class():
+    from branchgraph.retrieval.query import dotted_names, names_symbol
+
+    dotted = dotted_names("What does requests.get do, and Flask.run? (v1.2)")
+    assert dotted == [["requests", "get"], ["Flask", "run"]]
+    assert names_symbol(dotted, "Function", "requests.api.get")
+    assert names_symbol(dotted, "Method", "flask.app.Flask.run")
+    assert not names_symbol(dotted, "Method", "requests.sessions.Session.get")
+    assert not names_symbol(dotted, "Function", "flask.cli.run")
