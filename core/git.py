@@ -209,19 +209,35 @@ def branch_refs(repo: Repo, remotes: bool = False) -> dict[str, str]:
     return dict(sorted(out.items()))
 
 
-def paths_by_recency(repo: Repo, commit: str, commits: int) -> dict[str, int]:
-    """Path -> how many commits ago it last changed (0: in ``commit`` itself), over the
-    ``commits`` newest commits of ``commit``'s history (each against its first parent, a root
-    commit against nothing). Paths not changed in that window are absent."""
+def recent_changes(repo: Repo, commit: str, commits: int) -> list[list[str]]:
+    """The paths each of the ``commits`` newest commits of ``commit``'s history changed,
+    newest first (each against its first parent, a root commit against nothing)."""
     tip = _commit(repo, commit)
-    ago: dict[str, int] = {}
-    for index, entry in enumerate(repo.get_walker(include=[tip.id], max_entries=commits)):
+    out: list[list[str]] = []
+    for entry in repo.get_walker(include=[tip.id], max_entries=commits):
         c = entry.commit
         parent_tree = _commit(repo, c.parents[0]).tree if c.parents else None
+        paths: set[str] = set()
         for change in tree_changes(repo.object_store, parent_tree, c.tree):
             for side in (change.old, change.new):
                 if side is not None and side.path:
-                    ago.setdefault(side.path.decode("utf-8", "surrogateescape"), index)
+                    paths.add(side.path.decode("utf-8", "surrogateescape"))
+        out.append(sorted(paths))
+    return out
+
+
+def paths_by_recency(repo: Repo, commit: str, commits: int) -> dict[str, int]:
+    """Path -> how many commits ago it last changed (0: in ``commit`` itself), over the
+    ``commits`` newest commits of ``commit``'s history. Paths not changed then are absent."""
+    return recency_of(recent_changes(repo, commit, commits))
+
+
+def recency_of(changes: list[list[str]]) -> dict[str, int]:
+    """Path -> the index of the first (newest) change set holding it."""
+    ago: dict[str, int] = {}
+    for index, paths in enumerate(changes):
+        for path in paths:
+            ago.setdefault(path, index)
     return ago
 
 

@@ -1,6 +1,6 @@
 """Index state in PostgreSQL: per file the blob and subgraph fingerprint the graph holds,
 per branch its record (indexed commit, counts, renames, conflicts) and open run, the
-per-commit path-recency cache, and the advisory lock that keeps two ingests of one branch
+per-commit cache of what its recent commits changed, and the advisory lock that keeps two ingests of one branch
 apart."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from __future__ import annotations
 import contextlib
 import json
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 
 from branchgraph.core.errors import IngestLocked
 from branchgraph.graph.pg_connection import PgConnection, connect, scalar
@@ -146,19 +146,19 @@ class PgIndexState(PgConnection):
             )
             return [BranchRecord(*row) for row in cur.fetchall()]
 
-    def path_recency(self, repo: str, commit: str, depth: int) -> dict[str, int] | None:
+    def path_changes(self, repo: str, commit: str, depth: int) -> list[list[str]] | None:
         with self._transaction() as cur:
             cur.execute(
-                "SELECT ago FROM path_recency WHERE repo = %s AND commit = %s AND depth = %s", (repo, commit, depth)
+                "SELECT changes FROM path_changes WHERE repo = %s AND commit = %s AND depth = %s", (repo, commit, depth)
             )
             row = cur.fetchone()
-            return None if row is None else {str(k): int(v) for k, v in row[0].items()}
+            return None if row is None else [[str(p) for p in paths] for paths in row[0]]
 
-    def put_path_recency(self, repo: str, commit: str, depth: int, ago: Mapping[str, int]) -> None:
+    def put_path_changes(self, repo: str, commit: str, depth: int, changes: Sequence[Sequence[str]]) -> None:
         with self._transaction() as cur:
             cur.execute(
-                "INSERT INTO path_recency (repo, commit, depth, ago) VALUES (%s, %s, %s, %s) ON CONFLICT DO NOTHING",
-                (repo, commit, depth, json.dumps(dict(ago), sort_keys=True)),
+                "INSERT INTO path_changes (repo, commit, depth, changes) VALUES (%s, %s, %s, %s) ON CONFLICT DO NOTHING",
+                (repo, commit, depth, json.dumps([list(paths) for paths in changes])),
             )
 
     @contextlib.contextmanager

@@ -10,7 +10,7 @@ says which protocols each backend passes.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -265,9 +265,9 @@ class IndexState(Protocol):
 
     def branches(self, repo: str | None = None) -> list[BranchRecord]: ...
 
-    def path_recency(self, repo: str, commit: str, depth: int) -> dict[str, int] | None: ...
+    def path_changes(self, repo: str, commit: str, depth: int) -> list[list[str]] | None: ...
 
-    def put_path_recency(self, repo: str, commit: str, depth: int, ago: Mapping[str, int]) -> None: ...
+    def put_path_changes(self, repo: str, commit: str, depth: int, changes: Sequence[Sequence[str]]) -> None: ...
 
     def ingest_lock(
         self, repo: str, branch: str, wait: bool = True, poll_s: float = 0.5

@@ -24,7 +24,13 @@ from branchgraph.retrieval.assemble import Candidate, fold_nested, gather, read_
 from branchgraph.retrieval.budget import estimate_tokens, trim_to_budget
 from branchgraph.retrieval.learned import feature_matrix, shipped_ranker
 from branchgraph.retrieval.query import dotted_names, names_symbol
-from branchgraph.retrieval.ranking import SIMILARITY_WEIGHT, PathRecency, asks_about_support, final_scores
+from branchgraph.retrieval.ranking import (
+    SIMILARITY_WEIGHT,
+    PathHistory,
+    PathRecency,
+    asks_about_support,
+    final_scores,
+)
 from branchgraph.retrieval.render import render_context, render_item
 from branchgraph.retrieval.search import SearchHit, search
 from branchgraph.retrieval.session import IndexedBranch, RetrievalStores
@@ -155,10 +161,10 @@ def build_context(
     for c in candidates.values():
         c.qualified = names_symbol(dotted, c.kind, c.qualname)
     similarity = _similarity(stores, branch, query_vector, list(candidates))
-    ago = recency.of(branch.repo, sources.repo, branch.indexed_commit)
+    history = recency.history(branch.repo, sources.repo, branch.indexed_commit)
     about_support = asks_about_support(query)
-    final_scores(candidates, similarity, ago, SIMILARITY_WEIGHT, about_support)
-    _learned_scores(list(candidates.values()), similarity, ago, about_support, observe)
+    final_scores(candidates, similarity, history.ago, SIMILARITY_WEIGHT, about_support)
+    _learned_scores(list(candidates.values()), similarity, history, about_support, observe)
     if conflicted:
         warnings.append(f"{conflicted} related symbols with unresolved merge conflicts were left out")
     candidates = _shortlist(candidates, SHORTLIST)
@@ -187,7 +193,7 @@ def build_context(
 def _learned_scores(
     candidates: list[Candidate],
     similarity: dict[str, float],
-    recency: dict[str, int],
+    history: PathHistory,
     about_support: bool,
     observe: Observer | None,
 ) -> None:
@@ -197,7 +203,7 @@ def _learned_scores(
     ranker = shipped_ranker() if USE_LEARNED_RANKER else None
     if observe is None and ranker is None:
         return
-    matrix = feature_matrix(candidates, similarity, recency, about_support)
+    matrix = feature_matrix(candidates, similarity, history, about_support)
     if observe is not None:
         observe(candidates, matrix)
     if ranker is not None and len(candidates):

@@ -25,6 +25,7 @@ from branchgraph.retrieval.ranking import is_support, is_vendored_or_generated
 
 if TYPE_CHECKING:
     from branchgraph.retrieval.assemble import Candidate
+    from branchgraph.retrieval.ranking import PathHistory
 
 FEATURES = (
     "hand_tuned",  # ranking.final_scores, relative to the best candidate
@@ -49,6 +50,7 @@ FEATURES = (
     "file_search",  # the best search score of any hit in its file
     "file_rank",  # 1 / rank of its file among files ordered by their best search score
     "file_hits",  # search hits in its file (up to 5) / 5
+    "cochange",  # the most that its file changed together with the file of one of the 3 best entries
 )
 
 
@@ -84,7 +86,7 @@ def shipped_ranker() -> LearnedRanker | None:
 def feature_matrix(
     candidates: Sequence[Candidate],
     similarity: Mapping[str, float],
-    recency: Mapping[str, int],
+    history: PathHistory,
     about_support: bool,
 ) -> np.ndarray:
     """One row of ``FEATURES`` per candidate (after ``final_scores``, whose score is the first)."""
@@ -93,7 +95,10 @@ def feature_matrix(
     top_hand = max(c.score for c in candidates) or 1.0
     top_bm25 = max((c.search.lexical_score or 0.0 for c in candidates if c.search is not None), default=0.0) or 1.0
     top_similarity = max((s for s in similarity.values() if s > 0), default=1.0)
-    best_entry = max((c for c in candidates if c.is_entry), key=lambda c: c.search_score, default=None)
+    entries = sorted((c for c in candidates if c.is_entry), key=lambda c: -c.search_score)
+    best_entry = entries[0] if entries else None
+    entry_files = list(dict.fromkeys(c.path for c in entries[:3]))
+    recency = history.ago
     file_best: dict[str, float] = {}
     file_hits: dict[str, int] = {}
     for c in candidates:
@@ -127,6 +132,7 @@ def feature_matrix(
                 file_best.get(c.path, 0.0),
                 1.0 / file_rank[c.path] if c.path in file_rank else 0.0,
                 min(file_hits.get(c.path, 0), 5) / 5,
+                max((history.cochange(c.path, other) for other in entry_files), default=0.0),
             ]
         )
     return np.asarray(rows, dtype=np.float64)

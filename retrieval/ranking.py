@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from dulwich.repo import Repo
@@ -118,22 +119,49 @@ def final_scores(
         c.score = ((1 - weight) * c.score + weight * own) * path_factor(c.path, recency, about_support)
 
 
+@dataclass(frozen=True, slots=True)
+class PathHistory:
+    """What a commit's recent history says of each path: how many commits ago it changed, and
+    which paths changed with it."""
+
+    ago: dict[str, int]
+    commits_of: dict[str, frozenset[int]]  # path -> indexes of the recent commits changing it
+
+    @classmethod
+    def of_changes(cls, changes: list[list[str]]) -> PathHistory:
+        commits_of: dict[str, set[int]] = {}
+        for index, paths in enumerate(changes):
+            for path in paths:
+                commits_of.setdefault(path, set()).add(index)
+        return cls(git.recency_of(changes), {p: frozenset(s) for p, s in commits_of.items()})
+
+    def cochange(self, path: str, other: str) -> float:
+        """The share of ``other``'s recent commits that changed ``path`` too."""
+        theirs = self.commits_of.get(other)
+        if not theirs or path == other:
+            return 0.0
+        return len(theirs & self.commits_of.get(path, frozenset())) / len(theirs)
+
+
 class PathRecency:
-    """How many commits ago each path changed, as of a commit: from PostgreSQL when a previous
-    query computed it, else from git history (then stored), and kept in memory for a
-    long-running server."""
+    """The recent history of a commit (``PathHistory``): from PostgreSQL when a previous query
+    walked it, else from git (then stored), and kept in memory for a long-running server."""
 
     def __init__(self, pg: IndexState, depth: int = RECENCY_DEPTH):
         self.pg = pg
         self.depth = depth
-        self._memory: dict[tuple[str, str], dict[str, int]] = {}
+        self._memory: dict[tuple[str, str], PathHistory] = {}
 
-    def of(self, repo_name: str, repo: Repo, commit: str) -> dict[str, int]:
+    def history(self, repo_name: str, repo: Repo, commit: str) -> PathHistory:
         key = (repo_name, commit)
         if key not in self._memory:
-            stored = self.pg.path_recency(repo_name, commit, self.depth)
-            if stored is None:
-                stored = git.paths_by_recency(repo, commit, self.depth)
-                self.pg.put_path_recency(repo_name, commit, self.depth, stored)
-            self._memory[key] = stored
+            changes = self.pg.path_changes(repo_name, commit, self.depth)
+            if changes is None:
+                changes = git.recent_changes(repo, commit, self.depth)
+                self.pg.put_path_changes(repo_name, commit, self.depth, changes)
+            self._memory[key] = PathHistory.of_changes(changes)
         return self._memory[key]
+
+    def of(self, repo_name: str, repo: Repo, commit: str) -> dict[str, int]:
+        """Path -> commits since it last changed."""
+        return self.history(repo_name, repo, commit).ago

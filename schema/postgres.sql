@@ -84,13 +84,16 @@ CREATE TABLE IF NOT EXISTS file_states (
 -- Recency by days (recent_paths) gave way to recency by commits (path_recency).
 DROP TABLE IF EXISTS recent_paths;
 
--- Per commit, how many commits ago each path last changed (retrieval's recency signal), over
--- the newest `depth` commits: computed once per commit from git history.
-CREATE TABLE IF NOT EXISTS path_recency (
+-- How many commits ago each path changed is derived from path_changes now.
+DROP TABLE IF EXISTS path_recency;
+
+-- Per commit, the paths each of its newest `depth` commits changed: retrieval's recency (how
+-- many commits ago a file changed) and co-change (files that change together) signals.
+CREATE TABLE IF NOT EXISTS path_changes (
     repo        text NOT NULL,
     commit      text NOT NULL,
     depth       integer NOT NULL,
-    ago         jsonb NOT NULL,
+    changes     jsonb NOT NULL,
     PRIMARY KEY (repo, commit, depth)
 );
 

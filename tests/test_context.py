@@ -262,7 +262,7 @@ def test_recent_changes_rank_higher_and_are_cached_per_commit(indexed_shop, conf
     record = pg_store.branch_record(indexed_shop.name, "main")
     recency = PathRecency(pg_store).of(indexed_shop.name, git.open_repo(indexed_shop), record.indexed_commit)
     assert recency["src/shop/payments.py"] == 0  # changed by the indexed commit itself
-    assert pg_store.path_recency(indexed_shop.name, record.indexed_commit, 100) == recency
+    assert git.recency_of(pg_store.path_changes(indexed_shop.name, record.indexed_commit, 100)) == recency
     assert path_factor("src/shop/payments.py", recency) > path_factor("src/shop/old.py", recency)
     assert path_factor("vendor/lib/x.py", {}) < path_factor("src/x.py", {})
     assert path_factor("api/service_pb2.py", {}) < 1

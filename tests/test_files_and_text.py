@@ -110,3 +110,13 @@ def test_paths_by_recency_counts_commits_since_each_file_last_changed(tmp_path):
     head = commit_files(repo, {"a.py": "a = 2\n", "b.py": "b = 2\n", "c.py": "c = 1\n"})
     assert git.paths_by_recency(repo, head, 10) == {"b.py": 0, "a.py": 1, "c.py": 2}
     assert git.paths_by_recency(repo, head, 2) == {"b.py": 0, "a.py": 1}
+
+
+def test_path_history_says_which_files_change_together():
+    from branchgraph.retrieval.ranking import PathHistory
+
+    history = PathHistory.of_changes([["a.py", "b.py"], ["a.py"], ["a.py", "b.py", "c.py"], ["c.py"]])
+    assert history.ago == {"a.py": 0, "b.py": 0, "c.py": 2}
+    assert history.cochange("b.py", "a.py") == 2 / 3  # two of a.py's three commits changed b.py
+    assert history.cochange("c.py", "b.py") == 1 / 2
+    assert history.cochange("a.py", "a.py") == 0.0 and history.cochange("d.py", "a.py") == 0.0
