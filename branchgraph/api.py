@@ -260,7 +260,9 @@ class Workspace:
         for root in known.values():
             if candidate == root.resolve():
                 return root
-        raise NotIndexed(f"{repo!r} is not an indexed repository; known: {', '.join(sorted(known)) or 'none'}")
+        # The names of the other indexed repositories are not the caller's to learn (the HTTP
+        # and MCP servers pass this message on).
+        raise NotIndexed(f"{repo!r} is not an indexed repository")
 
     def branch(self, repo: str | None = None, branch: str | None = None) -> _BranchSession:
         root = self.resolve_repo(repo)

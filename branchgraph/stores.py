@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from branchgraph.core.config import Config
+from branchgraph.core.errors import ConfigError
 from branchgraph.graph.embedded_postgres import start_embedded_postgres
 from branchgraph.graph.neo4j_store import Neo4jGraphStore
 from branchgraph.graph.pgstore import PgStore
@@ -19,11 +20,17 @@ def database_url(config: Config, repo_root: Path) -> str:
     if config.database_url:
         return config.database_url
     index_dir = config.index_dir_for(repo_root)
-    index_dir.mkdir(parents=True, exist_ok=True)
-    # The index directory ignores itself, so it never shows up in `git status`.
-    ignore = index_dir / ".gitignore"
-    if not ignore.exists():
-        ignore.write_text("*\n")
+    try:
+        index_dir.mkdir(parents=True, exist_ok=True)
+        # The index directory ignores itself, so it never shows up in `git status`.
+        ignore = index_dir / ".gitignore"
+        if not ignore.exists():
+            ignore.write_text("*\n")
+    except OSError as exc:
+        raise ConfigError(
+            f"cannot use {index_dir} as the index directory ({exc.strerror or exc}); "
+            "set BRANCHGRAPH_INDEX_DIR to a writable folder, or BRANCHGRAPH_DATABASE_URL to a PostgreSQL server"
+        ) from exc
     return start_embedded_postgres(index_dir / "postgres")
 
 

@@ -11,7 +11,7 @@ import neo4j
 from neo4j import GraphDatabase
 from neo4j.exceptions import AuthError, ClientError, DriverError, Neo4jError, ServiceUnavailable
 
-from branchgraph.core.errors import ReadOnlyViolation, StoreError, StoreUnavailable
+from branchgraph.core.errors import ConfigError, ReadOnlyViolation, StoreError, StoreUnavailable
 from branchgraph.graph.protocols import DEFAULT_QUERY_TIMEOUT_S, DEFAULT_ROW_LIMIT
 
 T = TypeVar("T")
@@ -20,11 +20,20 @@ T = TypeVar("T")
 _VERIFIED_READS_KEPT = 256
 
 
+_BOLT_SCHEMES = ("bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc")
+
+
 class Neo4jConnection:
     """A driver for one Neo4j server (and database), verified on connect."""
 
     def __init__(self, uri: str, user: str | None = None, password: str | None = None, database: str | None = None):
         auth = (user, password or "") if user else None
+        if uri.split("://", 1)[0].lower() not in _BOLT_SCHEMES:
+            # The driver would take http:// for its HTTP query API, which needs packages
+            # branchgraph does not install, and fail with an ImportError.
+            raise ConfigError(
+                f"BRANCHGRAPH_NEO4J_URI must be a Bolt URI ({', '.join(s + '://' for s in _BOLT_SCHEMES)}), got {uri!r}"
+            )
         self.uri = uri
         self.database = database
         self._verified_reads: set[str] = set()

@@ -17,7 +17,7 @@ import psycopg
 from pgvector.psycopg import register_vector
 from tenacity import retry, retry_if_exception_type, stop_after_attempt, wait_exponential_jitter
 
-from branchgraph.core.errors import StoreError, StoreUnavailable
+from branchgraph.core.errors import ConfigError, StoreError, StoreUnavailable
 
 # The NodeRow fields, in order, of a node_embeddings row aliased ``n``.
 ROW_COLUMNS = "n.label, n.path, n.qualname, n.start_line, n.end_line, n.has_conflict"
@@ -55,6 +55,13 @@ class PgConnection:
             raise StoreUnavailable(
                 f"cannot reach PostgreSQL ({_redact(url)}): {exc}. Check BRANCHGRAPH_DATABASE_URL, "
                 "or unset it to use the embedded PostgreSQL"
+            ) from exc
+        except psycopg.ProgrammingError as exc:
+            # psycopg parses the URL before connecting: "not a url" fails here, not as a
+            # connection error.
+            raise ConfigError(
+                f"BRANCHGRAPH_DATABASE_URL is not a PostgreSQL URL ({_redact(url)}): {str(exc).strip()}; "
+                "expected postgresql://user:password@host:port/dbname"
             ) from exc
         self.ensure_schema()
         register_vector(self.conn)

@@ -141,3 +141,25 @@ def test_unreachable_postgres_is_a_clear_failure(shop_repo: Path, neo4j_uri: str
     assert result.exit_code == 1
     assert "cannot reach PostgreSQL (postgresql://nobody@127.0.0.1:1/none)" in result.output
     assert "Traceback" not in result.output
+
+
+@pytest.mark.parametrize(
+    ("setting", "value", "args", "says"),
+    [
+        ("BRANCHGRAPH_DATABASE_URL", "not a url", ["status"], "BRANCHGRAPH_DATABASE_URL is not a PostgreSQL URL"),
+        ("BRANCHGRAPH_INDEX_DIR", "/proc/branchgraph-cannot-be-here", ["status"], "set BRANCHGRAPH_INDEX_DIR"),
+        ("BRANCHGRAPH_NEO4J_URI", "http://127.0.0.1:7474", ["cypher", "RETURN 1"], "must be a Bolt URI"),
+    ],
+)
+def test_a_bad_setting_is_one_line_and_exit_1_not_a_traceback(tmp_path, monkeypatch, setting, value, args, says):
+    from gitrepo import commit_files, init_repo
+
+    commit_files(init_repo(tmp_path / "r"), {"m.py": "x = 1\n"})
+    monkeypatch.chdir(tmp_path / "r")
+    for name in ("BRANCHGRAPH_DATABASE_URL", "BRANCHGRAPH_INDEX_DIR", "BRANCHGRAPH_NEO4J_URI"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv(setting, value)
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 1, result.output
+    assert says in result.output and "Traceback" not in result.output
+    assert not isinstance(result.exception, Exception) or isinstance(result.exception, SystemExit)

@@ -118,6 +118,7 @@ def test_no_request_reads_outside_an_indexed_repository(workspace, tmp_path, neo
         for repo in ("/etc", "../../etc", str(tmp_path), str(workspace.root / ".." / "..")):
             status, body = http.call("POST", "/v1/context", {"query": "password", "repo": repo})
             assert status == 404 and "not an indexed repository" in body["error"], repo
+            assert workspace.root.name not in body["error"].replace(repo, ""), "a 404 must not list repositories"
         assert http.call("GET", "/v1/symbols/..%2F..%2Fetc%2Fpasswd")[0] == 404
         assert http.call("GET", "/v1/status?repo=/etc")[0] == 404
 
