@@ -20,6 +20,31 @@ T = TypeVar("T")
 _VERIFIED_READS_KEPT = 256
 
 
+# Plan operators a read-only query may not use, though the planner calls them reads: LOAD CSV
+# reads any file the server can and fetches URLs; SHOW ... lists other sessions' queries and
+# settings; TERMINATE TRANSACTIONS kills other sessions' work (an ingest's writes, found by an
+# outside test). Judged by the plan, not by the query's text.
+_REFUSED_OPERATORS = frozenset({"LoadCSV", "TerminateTransactions"})
+_REFUSED_PREFIXES = ("Show", "Terminate")
+# Bounds on what a caller may ask for (MCP and HTTP clients pass these through).
+_MIN_TIMEOUT_S = 1.0
+_MAX_TIMEOUT_S = 300.0
+_MAX_ROWS = 100_000
+
+
+def _refused_operators(plan: dict[str, Any] | None) -> list[str]:
+    """Operators of an EXPLAIN plan that a read-only query must not use."""
+    found: list[str] = []
+    pending = [plan] if plan else []
+    while pending:
+        node = pending.pop()
+        name = str(node.get("operatorType", "")).split("@", 1)[0]
+        if name in _REFUSED_OPERATORS or name.startswith(_REFUSED_PREFIXES):
+            found.append(name)
+        pending.extend(node.get("children", []))
+    return sorted(set(found))
+
+
 _BOLT_SCHEMES = ("bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc")
 
 
@@ -78,9 +103,17 @@ class Neo4jConnection:
             # A query text once found to be a read stays one, so the verdict is remembered and
             # repeated queries (retrieval runs the same few) skip that round trip.
             if query not in self._verified_reads:
-                kind = tx.run("EXPLAIN " + query, params).consume().query_type
-                if kind != "r":
-                    raise ReadOnlyViolation(f"only read queries are allowed; this query is of type {kind!r}")
+                summary = tx.run("EXPLAIN " + query, params).consume()
+                if summary.query_type != "r":
+                    raise ReadOnlyViolation(
+                        f"only read queries are allowed; this query is of type {summary.query_type!r}"
+                    )
+                refused = _refused_operators(summary.plan)
+                if refused:
+                    raise ReadOnlyViolation(
+                        f"this query reads outside the graph or administers the server ({', '.join(refused)}); "
+                        "only graph reads are allowed"
+                    )
                 if len(self._verified_reads) < _VERIFIED_READS_KEPT:
                     self._verified_reads.add(query)
             result = tx.run(query, params)
@@ -91,7 +124,9 @@ class Neo4jConnection:
                 rows.append({key: _plain(value) for key, value in zip(record.keys(), record.values(), strict=True)})
             return rows
 
-        timed = neo4j.unit_of_work(timeout=timeout_s)(work)
+        # A zero or negative timeout would mean none at all.
+        timed = neo4j.unit_of_work(timeout=min(max(timeout_s, _MIN_TIMEOUT_S), _MAX_TIMEOUT_S))(work)
+        limit = max(0, min(limit, _MAX_ROWS))
         with self._session(read=True) as session:
             return self._run_translated(lambda: session.execute_read(timed))
 

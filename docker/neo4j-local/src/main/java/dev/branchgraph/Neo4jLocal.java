@@ -36,6 +36,9 @@ public final class Neo4jLocal {
                 .setConfig(BoltConnector.listen_address, new SocketAddress("127.0.0.1", port))
                 .setConfig(HttpConnector.enabled, false)
                 .setConfig(GraphDatabaseSettings.auth_enabled, false)
+                // LOAD CSV may not read the machine's files, whatever reaches the server
+                // (branchgraph's read-only gate refuses LOAD CSV too, by the query plan).
+                .setConfig(GraphDatabaseSettings.allow_file_urls, false)
                 // The machine is small and shared: keep the page cache modest.
                 .setConfig(GraphDatabaseSettings.pagecache_memory, ByteUnit.mebiBytes(512))
                 .build();
