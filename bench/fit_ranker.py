@@ -23,10 +23,9 @@ from pathlib import Path
 
 import numpy as np
 from corpus import drop_repo
-from real_tasks import BRANCH, BUDGET, bare_clone, hits
+from real_tasks import BRANCH, BUDGET, bare_clone, hits, replay
 from task_mining import mine_cases
 
-from branchgraph import api
 from branchgraph.core.config import Config
 from branchgraph.retrieval import context as context_module
 from branchgraph.retrieval.learned import FEATURES
@@ -54,27 +53,23 @@ def collect(sources: list[str], per_repo: int, config: Config) -> Examples:
     for spec in sources:
         name, path = spec.split("=", 1)
         root = bare_clone(Path(path), name)
-        cases = sorted((c for c in mine_cases(root, name, per_repo) if not c.held_out), key=lambda c: c.date)
+        cases = [c for c in mine_cases(root, name, per_repo) if not c.held_out]
         print(f"{name}: {len(cases)} tuning cases", file=sys.stderr, flush=True)
         try:
-            api.ingest(root, branch=BRANCH, rev=cases[0].parent, config=config)
-            with api.Workspace(root, config=config) as ws:
-                for case in cases:
-                    api.ingest(root, branch=BRANCH, rev=case.parent, config=config)
+            for _, case, ws in replay(root, cases, config):
+                index = len(found.gold)
 
-                    index = len(found.gold)
+                def observe(candidates, matrix, gold=case.gold, index=index, repo=name):
+                    found.rows.append(matrix)
+                    found.labels.extend(
+                        float(any(hits((c.path, c.span.start_line, c.span.end_line, False), g) for g in gold))
+                        for c in candidates
+                    )
+                    found.cases.extend([index] * len(candidates))
+                    found.repos.extend([repo] * len(candidates))
 
-                    def observe(candidates, matrix, gold=case.gold, index=index, repo=name):
-                        found.rows.append(matrix)
-                        found.labels.extend(
-                            float(any(hits((c.path, c.span.start_line, c.span.end_line, False), g) for g in gold))
-                            for c in candidates
-                        )
-                        found.cases.extend([index] * len(candidates))
-                        found.repos.extend([repo] * len(candidates))
-
-                    found.gold.append(len(case.gold))
-                    ws.context(case.query, branch=BRANCH, budget_tokens=BUDGET, observe=observe)
+                found.gold.append(len(case.gold))
+                ws.context(case.query, branch=BRANCH, budget_tokens=BUDGET, observe=observe)
         finally:
             drop_repo(root, config)
     return found
@@ -140,6 +135,8 @@ def main() -> None:
         "--ablate", action="append", default=[], help="FEATURE[,FEATURE]: also cross-validate without them (repeatable)"
     )
     args = parser.parse_args()
+    if len(args.source) < 2:
+        parser.error("cross-validation leaves one repository out: give two or more --source")
     with tempfile.TemporaryDirectory(prefix="branchgraph-fit-") as tmp:
         config = dataclasses.replace(Config.load(), index_dir=Path(tmp) / "index", embedder=args.embedder)
         examples = collect(args.source, args.per_repo, config)

@@ -39,7 +39,7 @@ import sys
 import tempfile
 import time
 from collections import Counter, defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from corpus import CACHE, drop_repo
@@ -188,65 +188,68 @@ def apply_settings(settings: dict[str, object]) -> dict[str, object]:
     return old
 
 
-def run_repo(
-    root: Path, cases: list[Case], config: Config, progress: Callable[[str], None], grid: list[dict] = ()
-) -> list[dict]:
-    source = SourceAtCommit(root)
-    results = []
+def replay(root: Path, cases: list[Case], config: Config) -> Iterator[tuple[int, Case, api.Workspace]]:
+    """Each case, oldest first, with the repository indexed at its parent commit (one branch,
+    updated incrementally) and a workspace open on it."""
     ordered = sorted(cases, key=lambda c: c.date)
     # The workspace opens an indexed branch: index the oldest case's parent first.
     api.ingest(root, branch=BRANCH, rev=ordered[0].parent, config=config)
     with api.Workspace(root, config=config) as ws:
         for n, case in enumerate(ordered, 1):
             api.ingest(root, branch=BRANCH, rev=case.parent, config=config)
-            started = time.perf_counter()
-            answer = ws.context(case.query, branch=BRANCH, budget_tokens=BUDGET)
-            seconds = time.perf_counter() - started
-            context_items = [(i.path, i.start_line, i.end_line, i.outline) for i in answer.items]
-            lists = {
-                "fulltext": [
-                    (h.path, h.start_line or 0, h.end_line or 0, False)
-                    for h in ws.search(case.query, branch=BRANCH, k=50, mode="lexical")
-                ],
-                "vector": [
-                    (h.path, h.start_line or 0, h.end_line or 0, False)
-                    for h in ws.search(case.query, branch=BRANCH, k=50, mode="dense")
-                ],
-                "bm25": bm25_ranking(source, case.parent, case.query),
+            yield n, case, ws
+
+
+def run_repo(
+    root: Path, cases: list[Case], config: Config, progress: Callable[[str], None], grid: list[dict] = ()
+) -> list[dict]:
+    source = SourceAtCommit(root)
+    results = []
+    for n, case, ws in replay(root, cases, config):
+        started = time.perf_counter()
+        answer = ws.context(case.query, branch=BRANCH, budget_tokens=BUDGET)
+        seconds = time.perf_counter() - started
+        context_items = [(i.path, i.start_line, i.end_line, i.outline) for i in answer.items]
+        lists = {
+            "fulltext": [
+                (h.path, h.start_line or 0, h.end_line or 0, False)
+                for h in ws.search(case.query, branch=BRANCH, k=50, mode="lexical")
+            ],
+            "vector": [
+                (h.path, h.start_line or 0, h.end_line or 0, False)
+                for h in ws.search(case.query, branch=BRANCH, k=50, mode="dense")
+            ],
+            "bm25": bm25_ranking(source, case.parent, case.query),
+        }
+        text_length = _text_length(source, case.parent)
+        row = {
+            "case": case.to_dict(),
+            "held_out": case.held_out,
+            "context_seconds": seconds,
+            "metrics": {},
+            "items": {},
+        }
+        for variant in grid:
+            settings = dict(variant.get("set", {}))
+            old = apply_settings(settings)
+            try:
+                other = ws.context(case.query, branch=BRANCH, budget_tokens=BUDGET, entries=variant.get("entries", 6))
+            finally:
+                apply_settings(old)
+            lists["context:" + variant["name"]] = [(i.path, i.start_line, i.end_line, i.outline) for i in other.items]
+        for method, items in [("context", context_items), *lists.items()]:
+            shown = items if method.startswith("context") else within_budget(items, text_length)
+            row["metrics"][method] = {
+                **{f"R@{k}": recall_at(items, case.gold, k) for k in KS},
+                "fileR@5": file_recall(items, case.gold),
+                "budget": shown_in_full(shown, case.gold),
             }
-            text_length = _text_length(source, case.parent)
-            row = {
-                "case": case.to_dict(),
-                "held_out": case.held_out,
-                "context_seconds": seconds,
-                "metrics": {},
-                "items": {},
-            }
-            for variant in grid:
-                settings = dict(variant.get("set", {}))
-                old = apply_settings(settings)
-                try:
-                    other = ws.context(
-                        case.query, branch=BRANCH, budget_tokens=BUDGET, entries=variant.get("entries", 6)
-                    )
-                finally:
-                    apply_settings(old)
-                lists["context:" + variant["name"]] = [
-                    (i.path, i.start_line, i.end_line, i.outline) for i in other.items
-                ]
-            for method, items in [("context", context_items), *lists.items()]:
-                shown = items if method.startswith("context") else within_budget(items, text_length)
-                row["metrics"][method] = {
-                    **{f"R@{k}": recall_at(items, case.gold, k) for k in KS},
-                    "fileR@5": file_recall(items, case.gold),
-                    "budget": shown_in_full(shown, case.gold),
-                }
-                row["items"][method] = items[:20]
-            results.append(row)
-            progress(
-                f"{case.repo} {n}/{len(cases)}: R@10 context {row['metrics']['context']['R@10']:.2f}, "
-                f"bm25 {row['metrics']['bm25']['R@10']:.2f}"
-            )
+            row["items"][method] = items[:20]
+        results.append(row)
+        progress(
+            f"{case.repo} {n}/{len(cases)}: R@10 context {row['metrics']['context']['R@10']:.2f}, "
+            f"bm25 {row['metrics']['bm25']['R@10']:.2f}"
+        )
     return results
 
 

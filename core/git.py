@@ -226,14 +226,9 @@ def recent_changes(repo: Repo, commit: str, commits: int) -> list[list[str]]:
     return out
 
 
-def paths_by_recency(repo: Repo, commit: str, commits: int) -> dict[str, int]:
-    """Path -> how many commits ago it last changed (0: in ``commit`` itself), over the
-    ``commits`` newest commits of ``commit``'s history. Paths not changed then are absent."""
-    return recency_of(recent_changes(repo, commit, commits))
-
-
 def recency_of(changes: list[list[str]]) -> dict[str, int]:
-    """Path -> the index of the first (newest) change set holding it."""
+    """Path -> how many commits ago it last changed (0: in the newest), given what each commit
+    changed, newest first (``recent_changes``). Paths not changed then are absent."""
     ago: dict[str, int] = {}
     for index, paths in enumerate(changes):
         for path in paths:

@@ -14,14 +14,17 @@ from branchgraph.graph.protocols import FullTextIndex, NodeRow, ScoredRow, TermS
 _BM25 = (
     "WITH q AS (SELECT to_tsquery('simple', %(query)s) AS query), "
     "w AS (SELECT * FROM unnest(%(terms)s::text[], %(idfs)s::float8[]) AS w(term, idf)), "
-    "docs AS (SELECT n.node_id, coalesce(n.lexical_len, %(avg)s) AS len, n.lexical_tsv AS tsv FROM node_embeddings n, q "
-    "  WHERE n.repo = %(repo)s AND n.branch = %(branch)s AND n.lexical_tsv @@ q.query), "
-    "scored AS (SELECT d.node_id, sum(w.idf * t.f * (%(k1)s + 1) / (t.f + %(k1)s * (1 - %(b)s + %(b)s * d.len / %(avg)s))) "
-    "  AS score FROM docs d, LATERAL (SELECT u.lexeme, greatest(cardinality(u.positions), 1) AS f FROM unnest(d.tsv) u) t "
-    "  JOIN w ON w.term = t.lexeme GROUP BY d.node_id) "
-    f"SELECT s.node_id, s.score, {ROW_COLUMNS} FROM scored s JOIN node_embeddings n "
+    "docs AS (SELECT n.node_id, n.qualname, coalesce(n.lexical_len, %(avg)s) AS len, n.lexical_tsv AS tsv "
+    "  FROM node_embeddings n, q WHERE n.repo = %(repo)s AND n.branch = %(branch)s AND n.lexical_tsv @@ q.query), "
+    "scored AS (SELECT d.node_id, d.qualname, "
+    "  sum(w.idf * t.f * (%(k1)s + 1) / (t.f + %(k1)s * (1 - %(b)s + %(b)s * d.len / %(avg)s))) AS score "
+    "  FROM docs d, LATERAL (SELECT u.lexeme, greatest(cardinality(u.positions), 1) AS f FROM unnest(d.tsv) u) t "
+    "  JOIN w ON w.term = t.lexeme GROUP BY d.node_id, d.qualname), "
+    # Only the k best go back to the table for their row's columns, not every match.
+    "best AS (SELECT * FROM scored ORDER BY score DESC, qualname, node_id LIMIT %(k)s) "
+    f"SELECT s.node_id, s.score, {ROW_COLUMNS} FROM best s JOIN node_embeddings n "
     "  ON n.repo = %(repo)s AND n.branch = %(branch)s AND n.node_id = s.node_id "
-    "ORDER BY s.score DESC, n.qualname LIMIT %(k)s"
+    "ORDER BY s.score DESC, n.qualname, n.node_id"
 )
 # Branches whose term statistics are kept in memory (a server answers for a few at a time).
 _STATS_KEPT = 32

@@ -12,11 +12,6 @@ from branchgraph.core.extract import conflict_extents
 from branchgraph.retrieval.ranking import neighbour_score
 from branchgraph.retrieval.source import BranchSources, FileText, Span
 
-# A class entry is shown in full only when the question names it; otherwise as an outline, so
-# its methods are items of their own (a question is seldom about a whole class).
-CLASS_IN_FULL_ONLY_WHEN_NAMED = False
-# What a neighbour reached only through the graph keeps of its entry's score (1.0: all).
-NEIGHBOUR_FACTOR = 1.0
 # A search hit the graph also reaches from an entry gains this share of the neighbour score.
 GRAPH_SUPPORT = 0.3
 
@@ -43,8 +38,6 @@ class Candidate:
     has_conflict: bool = False
     folded: list[str] = field(default_factory=list)  # qualnames shown inside this item's text
     members: list[dict] | None = None  # a class's direct members from the graph (for outlines)
-    matched: bool = False  # found by search (an entry or a further match), not only through the graph
-    named: bool = False  # the question names it (an identifier of the query is its name)
     qualified: bool = False  # the question names it with a dotted name (``requests.get``)
     search: Any = None  # its SearchHit when search found it
     search_score: float = 0.0  # its normalised fused search score (0: found only through the graph)
@@ -52,6 +45,16 @@ class Candidate:
     linked_entries: set[str] = field(default_factory=set)  # entries that reach it through the graph
     tokens: int = 0
     source: FileText | None = field(default=None, repr=False)  # the copy its text came from
+
+    @property
+    def matched(self) -> bool:
+        """Found by search (an entry or a further match), not only through the graph."""
+        return self.search is not None
+
+    @property
+    def named(self) -> bool:
+        """The question names it (an identifier of the query is its name)."""
+        return self.search is not None and bool(self.search.exact)
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,8 +95,6 @@ def gather(
             is_entry,
             [reason],
             has_conflict=hit.has_conflict,
-            matched=True,
-            named=hit.exact,
             search=hit,
             search_score=score,
         )
@@ -102,7 +103,6 @@ def gather(
     qualnames.update({row["id"]: row["qualname"] for row in rows})
     uses: list[Uses] = []
     conflicted: set[str] = set()
-    support: dict[str, float] = {}
     for row in rows:
         entry_id = row["entry_id"]
         if entry_id not in entry_scores or row["start_line"] is None:
@@ -112,12 +112,9 @@ def gather(
             continue
         parent = row["via"] or entry_id
         reason = f"{row['kind']} of {qualnames.get(parent, row['entry'])}"
-        score = neighbour_score(entry_scores[entry_id], row["kind"], row["distance"]) * NEIGHBOUR_FACTOR
+        score = neighbour_score(entry_scores[entry_id], row["kind"], row["distance"])
         uses.append(Uses(row["id"], parent) if row["kind"] in _DEFINITION_KINDS else Uses(parent, row["id"]))
         found = candidates.get(row["id"])
-        if found is not None:
-            found.graph_score = max(found.graph_score, score)
-            found.linked_entries.add(entry_id)
         if found is None:
             candidates[row["id"]] = Candidate(
                 row["id"],
@@ -135,14 +132,15 @@ def gather(
                 linked_entries={entry_id},
             )
             continue
+        found.graph_score = max(found.graph_score, score)
+        found.linked_entries.add(entry_id)
         found.reasons.append(reason)
-        if found.matched:
-            support[found.id] = max(support.get(found.id, 0.0), score)
         if not found.is_entry and (score > found.score or found.parent is None):
             found.score, found.reason, found.parent = max(score, found.score), reason, parent
     # A search hit the graph also reaches is supported once, by its strongest link.
-    for candidate_id, strongest in support.items():
-        candidates[candidate_id].score += GRAPH_SUPPORT * strongest
+    for c in candidates.values():
+        if c.matched:
+            c.score += GRAPH_SUPPORT * c.graph_score
     return candidates, uses, len(conflicted - set(candidates))
 
 
@@ -166,9 +164,7 @@ def read_texts(
         if c.has_conflict:
             c.span = _conflict_span(c.span, source)
         c.text = source.text(c.span)
-        if c.kind == "Class" and (
-            not c.is_entry or len(c.text) > full_class_tokens * 4 or (CLASS_IN_FULL_ONLY_WHEN_NAMED and not c.named)
-        ):
+        if c.kind == "Class" and (not c.is_entry or len(c.text) > full_class_tokens * 4):
             c.outline = True
     write_outlines(list(candidates.values()))
 

@@ -161,7 +161,3 @@ class PathRecency:
                 self.pg.put_path_changes(repo_name, commit, self.depth, changes)
             self._memory[key] = PathHistory.of_changes(changes)
         return self._memory[key]
-
-    def of(self, repo_name: str, repo: Repo, commit: str) -> dict[str, int]:
-        """Path -> commits since it last changed."""
-        return self.history(repo_name, repo, commit).ago

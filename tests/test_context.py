@@ -260,7 +260,7 @@ def test_recent_changes_rank_higher_and_are_cached_per_commit(indexed_shop, conf
     from branchgraph.retrieval.ranking import PathRecency, path_factor
 
     record = pg_store.branch_record(indexed_shop.name, "main")
-    recency = PathRecency(pg_store).of(indexed_shop.name, git.open_repo(indexed_shop), record.indexed_commit)
+    recency = PathRecency(pg_store).history(indexed_shop.name, git.open_repo(indexed_shop), record.indexed_commit).ago
     assert recency["src/shop/payments.py"] == 0  # changed by the indexed commit itself
     assert git.recency_of(pg_store.path_changes(indexed_shop.name, record.indexed_commit, 100)) == recency
     assert path_factor("src/shop/payments.py", recency) > path_factor("src/shop/old.py", recency)

@@ -108,8 +108,8 @@ def test_paths_by_recency_counts_commits_since_each_file_last_changed(tmp_path):
     commit_files(repo, {"a.py": "a = 1\n", "b.py": "b = 1\n", "c.py": "c = 1\n"})
     commit_files(repo, {"a.py": "a = 2\n", "b.py": "b = 1\n", "c.py": "c = 1\n"})
     head = commit_files(repo, {"a.py": "a = 2\n", "b.py": "b = 2\n", "c.py": "c = 1\n"})
-    assert git.paths_by_recency(repo, head, 10) == {"b.py": 0, "a.py": 1, "c.py": 2}
-    assert git.paths_by_recency(repo, head, 2) == {"b.py": 0, "a.py": 1}
+    assert git.recency_of(git.recent_changes(repo, head, 10)) == {"b.py": 0, "a.py": 1, "c.py": 2}
+    assert git.recency_of(git.recent_changes(repo, head, 2)) == {"b.py": 0, "a.py": 1}
 
 
 def test_path_history_says_which_files_change_together():
