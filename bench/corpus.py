@@ -70,7 +70,7 @@ def commit_sdist(sdist: Path, root: Path, message: str | None = None) -> str:
 
 def drop_repo(root: Path, config) -> None:
     """Remove every branch a benchmark indexed for this repository from the graph."""
-    from branchgraph.ingest.pipeline import repo_name_for
+    from branchgraph.ingest.repo_keys import repo_name_for
     from branchgraph.stores import open_graph_store
 
     with open_graph_store(config) as graph:

@@ -4,6 +4,7 @@ The package root exports the exception hierarchy only; the Python API is ``branc
 """
 
 from branchgraph.core.errors import (
+    AmbiguousRepository,
     BranchgraphError,
     ConfigError,
     EmbedderMismatch,
@@ -19,6 +20,7 @@ from branchgraph.core.errors import (
 )
 
 __all__ = [
+    "AmbiguousRepository",
     "BranchgraphError",
     "ConfigError",
     "EmbedderMismatch",

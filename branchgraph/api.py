@@ -5,6 +5,9 @@ ingest and retrieval to the stores."""
 
 from __future__ import annotations
 
+import contextlib
+import threading
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -15,17 +18,24 @@ from dulwich.repo import Repo
 from branchgraph.core import git
 from branchgraph.core.config import Config
 from branchgraph.core.embed import Embedder, make_embedder
-from branchgraph.core.errors import NotIndexed
+from branchgraph.core.errors import AmbiguousRepository, NotIndexed
 from branchgraph.graph.named_queries import NamedQuery, named_queries
-from branchgraph.graph.protocols import DEFAULT_QUERY_TIMEOUT_S, DEFAULT_ROW_LIMIT, BranchRecord, IndexState
+from branchgraph.graph.protocols import (
+    DEFAULT_QUERY_TIMEOUT_S,
+    DEFAULT_ROW_LIMIT,
+    READ_WAIT_S,
+    BranchRecord,
+    GraphReader,
+    IndexState,
+)
 from branchgraph.ingest.pipeline import (
     IngestOptions,
     IngestStores,
     IngestSummary,
     Progress,
     ingest_branch,
-    repo_name_for,
 )
+from branchgraph.ingest.repo_keys import repo_key, repo_name_for
 from branchgraph.retrieval.context import (
     DEFAULT_BUDGET_TOKENS,
     DEFAULT_ENTRIES,
@@ -40,12 +50,25 @@ from branchgraph.retrieval.session import IndexedBranch, RetrievalStores
 from branchgraph.retrieval.source import BranchSources, Span
 from branchgraph.stores import open_graph_store, open_pg_store
 
+# What a remote caller (HTTP, MCP) may ask for at most: past these an answer costs the
+# server more than any agent can read (a 10^9 row limit once returned 300,000 rows).
+MAX_BUDGET_TOKENS = 200_000
+MAX_ENTRIES = 50
+MAX_K = 200
+MAX_DEPTH = 5
+MAX_REMOTE_ROWS = 1_000
+
 # What the adapters need besides the functions below; they import nothing else.
 __all__ = [
     "DEFAULT_BUDGET_TOKENS",
     "DEFAULT_ENTRIES",
     "DEFAULT_QUERY_TIMEOUT_S",
     "DEFAULT_ROW_LIMIT",
+    "MAX_BUDGET_TOKENS",
+    "MAX_DEPTH",
+    "MAX_ENTRIES",
+    "MAX_K",
+    "MAX_REMOTE_ROWS",
     "BranchStatus",
     "Config",
     "ContextResult",
@@ -82,6 +105,9 @@ class BranchStatus:
     embedder: str
     counts: dict[str, Any]
     unresolved_rate: float | None
+    # Set when the two stores disagree (the graph lost the branch or some files, or holds a
+    # branch PostgreSQL has no record of): the next ingest of the branch repairs it.
+    problem: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -95,6 +121,11 @@ def _root_and_config(path: str | Path, config: Config | None) -> tuple[Path, Con
 def git_hooks_dir(path: str | Path = ".") -> Path:
     """Where git looks for the hooks of the repository at or above ``path``."""
     return Path(git.open_repo(path).controldir()) / "hooks"
+
+
+def _key(root: Path, repo: Repo, pg: IndexState) -> str:
+    """The key the repository at ``root`` is (or will be) stored under."""
+    return repo_key(root, repo, pg.branches())
 
 
 def _embedder(config: Config) -> Embedder | None:
@@ -146,10 +177,10 @@ def ingest_all(
     can branch off it."""
     root, config = _root_and_config(path, config)
     repo = git.open_repo(root)
-    name = repo_name_for(root)
     heads = git.branch_refs(repo, remotes=remotes)
     summaries = []
     with open_graph_store(config) as graph, open_pg_store(config, root) as pg:
+        name = _key(root, repo, pg)
         stores = IngestStores(graph, pg, _embedder(config))
         pending = dict(heads)
         while pending:
@@ -157,7 +188,11 @@ def ingest_all(
             branch, commit = min(pending.items(), key=lambda item: _files_to_do(repo, item[1], indexed))
             del pending[branch]
             options = IngestOptions(
-                branch=branch, rev=commit, wait_for_lock=wait_for_lock, max_file_bytes=config.max_file_bytes
+                branch=branch,
+                rev=commit,
+                repo_name=name,
+                wait_for_lock=wait_for_lock,
+                max_file_bytes=config.max_file_bytes,
             )
             summaries.append(ingest_branch(root, stores, options, progress))
     return summaries
@@ -171,15 +206,17 @@ def _files_to_do(repo: Repo, commit: str, indexed: list[str]) -> int:
 def status(path: str | Path = ".", *, config: Config | None = None) -> list[BranchStatus]:
     """Every indexed branch of the repository: commit, age, lag behind the branch head, counts."""
     root, config = _root_and_config(path, config)
-    with open_pg_store(config, root) as pg:
-        return _statuses(root, pg)
+    with open_graph_store(config) as graph, open_pg_store(config, root) as pg:
+        return _statuses(root, graph, pg)
 
 
-def _statuses(root: Path, pg: IndexState) -> list[BranchStatus]:
+def _statuses(root: Path, graph: GraphReader, pg: IndexState) -> list[BranchStatus]:
     repo = git.open_repo(root)
     now = datetime.now(UTC)
     out = []
-    for r in pg.branches(repo_name_for(root)):
+    name = _key(root, repo, pg)
+    in_graph = graph.branch_file_counts(name)
+    for r in pg.branches(name):
         head = git.branch_head(repo, r.branch)
         out.append(
             BranchStatus(
@@ -193,9 +230,38 @@ def _statuses(root: Path, pg: IndexState) -> list[BranchStatus]:
                 embedder=r.embedder,
                 counts=r.counts,
                 unresolved_rate=r.unresolved_rate,
+                problem=_disagreement(r.branch, r.counts.get("files", 0), in_graph.pop(r.branch, 0)),
+            )
+        )
+    for branch, files in sorted(in_graph.items()):
+        out.append(
+            BranchStatus(
+                repo=name,
+                branch=branch,
+                indexed_commit="",
+                indexed_at="",
+                age_seconds=0.0,
+                head_commit=git.branch_head(repo, branch),
+                behind_commits=None,
+                embedder="",
+                counts={"files": files},
+                unresolved_rate=None,
+                problem=(
+                    f"the graph holds {files} files of this branch but PostgreSQL has no record of it (an ingest "
+                    f"running or crashed, or a store restored apart): `branchgraph ingest --branch {branch}` repairs it"
+                ),
             )
         )
     return out
+
+
+def _disagreement(branch: str, recorded: int, stored: int) -> str | None:
+    if recorded == stored:
+        return None
+    return (
+        f"PostgreSQL records {recorded} files of this branch but the graph holds {stored} "
+        f"(a store wiped or restored apart): `branchgraph ingest --branch {branch}` repairs it"
+    )
 
 
 class Workspace:
@@ -218,9 +284,12 @@ class Workspace:
             raise
         self._embedder: Embedder | None = None
         self._embedder_loaded = False
+        self._embedder_lock = threading.Lock()
         self._recency = PathRecency(self.pg)
-        # Opened once: dulwich re-reads refs on every lookup, so a kept Repo still sees new commits.
-        self._git_repos: dict[Path, Repo] = {}
+        self.read_wait_s = READ_WAIT_S
+        # Opened once per thread (a pack file reader seeks, so threads must not share one);
+        # dulwich re-reads refs on every lookup, so a kept Repo still sees new commits.
+        self._git_repos = threading.local()
 
     def close(self) -> None:
         self.graph.close()
@@ -234,28 +303,41 @@ class Workspace:
 
     @property
     def embedder(self) -> Embedder | None:
-        if not self._embedder_loaded:
-            self._embedder = _embedder(self.config)
-            self._embedder_loaded = True
+        with self._embedder_lock:  # concurrent first requests load the model once
+            if not self._embedder_loaded:
+                self._embedder = _embedder(self.config)
+                self._embedder_loaded = True
         return self._embedder
 
     @property
     def _stores(self) -> RetrievalStores:
         return RetrievalStores(self.graph, self.pg, self.embedder)
 
+    def _git(self, root: Path) -> Repo:
+        repos: dict[Path, Repo] = self._git_repos.__dict__.setdefault("by_root", {})
+        if root not in repos:
+            repos[root] = git.open_repo(root)
+        return repos[root]
+
     def repositories(self) -> dict[str, Path]:
-        """Indexed repository name -> its path."""
+        """Indexed repository key -> its path."""
         known = {r.repo: Path(r.repo_path) for r in self.pg.branches()}
-        known.setdefault(repo_name_for(self.root), self.root)
+        known.setdefault(_key(self.root, self._git(self.root), self.pg), self.root)
         return known
 
     def resolve_repo(self, repo: str | None) -> Path:
-        """The root of an indexed repository named by path or name (None: the workspace's)."""
+        """The root of an indexed repository named by key, folder name or path (None: the
+        workspace's). A folder name two indexed repositories share is refused as ambiguous."""
         if repo is None:
             return self.root
         known = self.repositories()
-        if repo in known:
-            return known[repo]
+        named = sorted(key for key, root in known.items() if repo_name_for(root) == repo or key == repo)
+        if len(named) > 1:
+            raise AmbiguousRepository(
+                f"{repo!r} names {len(named)} indexed repositories ({', '.join(named)}); pass a key or a path"
+            )
+        if named:
+            return known[named[0]]
         candidate = Path(repo).expanduser().resolve()
         for root in known.values():
             if candidate == root.resolve():
@@ -264,23 +346,26 @@ class Workspace:
         # and MCP servers pass this message on).
         raise NotIndexed(f"{repo!r} is not an indexed repository")
 
-    def branch(self, repo: str | None = None, branch: str | None = None) -> _BranchSession:
+    @contextlib.contextmanager
+    def reading(self, repo: str | None = None, branch: str | None = None) -> Iterator[_BranchSession]:
+        """An indexed branch held still for one answer: an ingest's writes to it wait until the
+        answer is read, and one running already is waited for (up to ``read_wait_s``; past that
+        the session says the answer may mix two commits)."""
         root = self.resolve_repo(repo)
-        git_repo = self._git_repos.get(root)
-        if git_repo is None:
-            git_repo = self._git_repos[root] = git.open_repo(root)
+        git_repo = self._git(root)
         branch = branch or git.current_branch(git_repo)
-        name = repo_name_for(root)
-        record = self.pg.branch_record(name, branch)
-        if record is None:
-            raise NotIndexed(f"{name}@{branch} is not indexed; run `branchgraph ingest --branch {branch}` first")
-        return _BranchSession(root, git_repo, name, branch, record)
+        name = _key(root, git_repo, self.pg)
+        with self.pg.reading(name, branch, self.read_wait_s) as still:
+            record = self.pg.branch_record(name, branch)
+            if record is None:
+                raise NotIndexed(f"{name}@{branch} is not indexed; run `branchgraph ingest --branch {branch}` first")
+            yield _BranchSession(root, git_repo, name, branch, record, still)
 
     def search(
         self, query: str, *, repo: str | None = None, branch: str | None = None, k: int = 10, mode: str = "hybrid"
     ) -> list[SearchHit]:
-        s = self.branch(repo, branch)
-        return search_entries(query, s.indexed(), self._stores, k=k, mode=mode)
+        with self.reading(repo, branch) as s:
+            return search_entries(query, s.indexed(), self._stores, k=k, mode=mode)
 
     def context(
         self,
@@ -294,18 +379,24 @@ class Workspace:
     ) -> ContextResult:
         """See ``context``; ``observe`` is called with every ranked candidate and its
         learned-ranker features (``bench/fit_ranker.py`` fits the model from them)."""
-        s = self.branch(repo, branch)
-        sources = BranchSources(s.repo, s.root, s.name, s.branch, self.pg)
-        return build_context(
-            query,
-            s.indexed(with_lag=True),
-            self._stores,
-            sources,
-            self._recency,
-            budget_tokens=budget_tokens,
-            entries=entries,
-            observe=observe,
-        )
+        with self.reading(repo, branch) as s:
+            sources = BranchSources(s.repo, s.root, s.name, s.branch, self.pg)
+            result = build_context(
+                query,
+                s.indexed(with_lag=True),
+                self._stores,
+                sources,
+                self._recency,
+                budget_tokens=budget_tokens,
+                entries=entries,
+                observe=observe,
+            )
+        if not s.still:
+            result.warnings.append(
+                f"an ingest kept writing {s.name}@{s.branch} for over {self.read_wait_s:g} s while this was read: "
+                f"items may come from its new commit as well as {s.record.indexed_commit[:12]}"
+            )
+        return result
 
     def named(
         self,
@@ -317,8 +408,8 @@ class Workspace:
         limit: int = DEFAULT_ROW_LIMIT,
     ) -> list[dict[str, Any]]:
         """A named query on an indexed branch (``repo`` and ``branch`` filled in)."""
-        s = self.branch(repo, branch)
-        return self.graph.named_query(name, {**params, "repo": s.name, "branch": s.branch}, limit=limit)
+        with self.reading(repo, branch) as s:
+            return self.graph.named_query(name, {**params, "repo": s.name, "branch": s.branch}, limit=limit)
 
     def cypher(
         self, query: str, params: dict[str, Any] | None = None, *, limit: int = DEFAULT_ROW_LIMIT
@@ -328,7 +419,10 @@ class Workspace:
 
     def symbol(self, node_id: str, *, repo: str | None = None, branch: str | None = None) -> dict[str, Any] | None:
         """One symbol by id with its text as indexed (or relocated, when its file drifted)."""
-        s = self.branch(repo, branch)
+        with self.reading(repo, branch) as s:
+            return self._symbol(s, node_id)
+
+    def _symbol(self, s: _BranchSession, node_id: str) -> dict[str, Any] | None:
         row = self.graph.symbol(s.name, s.branch, node_id)
         if row is None:
             return None
@@ -343,10 +437,11 @@ class Workspace:
             else:
                 span = relocated
         row.update(start_line=span.start_line, end_line=span.end_line, text=source.text(span) if source else None)
+        row["warnings"] = sources.warnings
         return row
 
     def status(self, repo: str | None = None) -> list[BranchStatus]:
-        return _statuses(self.resolve_repo(repo), self.pg)
+        return _statuses(self.resolve_repo(repo), self.graph, self.pg)
 
 
 @dataclass
@@ -356,6 +451,7 @@ class _BranchSession:
     name: str
     branch: str
     record: BranchRecord
+    still: bool = True  # False: an ingest was writing the branch while it was read
 
     def indexed(self, with_lag: bool = False) -> IndexedBranch:
         """The branch as retrieval sees it; ``with_lag`` counts the commits the branch head is
@@ -455,11 +551,11 @@ def prune(
         raise ValueError("prune needs a criterion: older_than, deleted, or both")
     root, config = _root_and_config(path, config)
     repo = git.open_repo(root)
-    name = repo_name_for(root)
     in_git = set(git.branch_refs(repo, remotes=True))
     now = datetime.now(UTC)
     pruned = []
     with open_graph_store(config) as graph, open_pg_store(config, root) as pg:
+        name = _key(root, repo, pg)
         for record in pg.branches(name):
             if deleted and record.branch not in in_git:
                 reason = "deleted in git"

@@ -175,15 +175,17 @@ def _age(seconds: float) -> str:
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list of branch states.")
 def status(path: str, as_json: bool) -> None:
     """Show every indexed branch of the repository at PATH: indexed commit, how far it lags
-    the branch head, when it ran, counts and unresolved-reference rate."""
+    the branch head, when it ran, counts and unresolved-reference rate. Exits 1 when the graph
+    and PostgreSQL disagree about a branch (the next ingest of it repairs that)."""
     states = api.status(path)
     if as_json:
         _emit_json([s.to_dict() for s in states])
-        return
-    if not states:
+    elif not states:
         click.echo("No branch of this repository is indexed yet; run `branchgraph ingest`.")
-        return
-    for s in states:
+    for s in [] if as_json else states:
+        if s.problem:
+            click.echo(f"{s.branch}: INCONSISTENT: {s.problem}")
+            continue
         if s.head_commit is None:
             lag = "branch deleted in git"
         elif s.behind_commits is None:
@@ -198,6 +200,8 @@ def status(path: str, as_json: bool) -> None:
             f"{s.counts.get('files', 0)} files, {sum(counts.values())} nodes, "
             f"unresolved rate {(s.unresolved_rate or 0):.1%}"
         )
+    if any(s.problem for s in states):
+        sys.exit(1)
 
 
 _AGE_UNITS = {"m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}

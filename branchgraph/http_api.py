@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import ipaddress
 import secrets
-import threading
 from typing import Any
 
 from fastapi import FastAPI, Query, Request
@@ -19,11 +18,10 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 
 from branchgraph import BranchgraphError, NotIndexed, StoreUnavailable
-from branchgraph.api import DEFAULT_BUDGET_TOKENS, DEFAULT_ENTRIES, Workspace
+from branchgraph.api import DEFAULT_BUDGET_TOKENS, DEFAULT_ENTRIES, MAX_BUDGET_TOKENS, MAX_ENTRIES, MAX_K, Workspace
 
 MAX_BODY_BYTES = 64 * 1024
 MAX_QUERY_CHARS = 2000
-MAX_BUDGET_TOKENS = 200_000
 TOKEN_ENV = "BRANCHGRAPH_API_TOKEN"
 
 
@@ -47,14 +45,14 @@ class ContextRequest(BaseModel):
     budget_tokens: int = Field(
         DEFAULT_BUDGET_TOKENS, ge=1, le=MAX_BUDGET_TOKENS, description="Token budget (4 characters a token)."
     )
-    entries: int = Field(DEFAULT_ENTRIES, ge=1, le=50, description="How many entry symbols to expand from.")
+    entries: int = Field(DEFAULT_ENTRIES, ge=1, le=MAX_ENTRIES, description="How many entry symbols to expand from.")
 
 
 class SearchRequest(BaseModel):
     query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS)
     repo: str | None = Field(None, max_length=4096)
     branch: str | None = Field(None, max_length=255)
-    k: int = Field(10, ge=1, le=200)
+    k: int = Field(10, ge=1, le=MAX_K)
 
 
 def create_app(workspace: Workspace, token: str | None = None, max_body_bytes: int = MAX_BODY_BYTES) -> FastAPI:
@@ -62,8 +60,9 @@ def create_app(workspace: Workspace, token: str | None = None, max_body_bytes: i
         title="branchgraph",
         description="Branch-aware code knowledge graph: search, context for agents, symbols, index status.",
     )
-    # One PostgreSQL connection and one Neo4j driver serve every request; queries take turns.
-    lock = threading.Lock()
+    # Endpoints are plain functions: FastAPI runs them on its thread pool, so requests are
+    # answered concurrently (the Workspace is thread-safe: pooled Neo4j and PostgreSQL
+    # connections, one git object store reader per thread).
 
     @app.middleware("http")
     async def guard(request: Request, call_next):
@@ -99,16 +98,14 @@ def create_app(workspace: Workspace, token: str | None = None, max_body_bytes: i
         summary="Context for a question: entry symbols, their neighbourhood and text, within a token budget",
     )
     def context(body: ContextRequest) -> dict[str, Any]:
-        with lock:
-            result = workspace.context(
-                body.query, repo=body.repo, branch=body.branch, budget_tokens=body.budget_tokens, entries=body.entries
-            )
+        result = workspace.context(
+            body.query, repo=body.repo, branch=body.branch, budget_tokens=body.budget_tokens, entries=body.entries
+        )
         return result.to_dict()
 
     @app.post("/v1/search", summary="Entry symbols for a query (vector + full-text, fused)")
     def search(body: SearchRequest) -> dict[str, Any]:
-        with lock:
-            hits = workspace.search(body.query, repo=body.repo, branch=body.branch, k=body.k)
+        hits = workspace.search(body.query, repo=body.repo, branch=body.branch, k=body.k)
         return {"hits": [h.to_dict() for h in hits]}
 
     @app.get("/v1/symbols/{node_id}", summary="One symbol by id, with its text")
@@ -117,16 +114,14 @@ def create_app(workspace: Workspace, token: str | None = None, max_body_bytes: i
         repo: str | None = Query(None, max_length=4096),
         branch: str | None = Query(None, max_length=255),
     ) -> dict[str, Any]:
-        with lock:
-            row = workspace.symbol(node_id, repo=repo, branch=branch)
+        row = workspace.symbol(node_id, repo=repo, branch=branch)
         if row is None:
             raise NotIndexed(f"no symbol {node_id!r} on this branch")
         return row
 
     @app.get("/v1/status", summary="Index state of every branch of a repository")
     def status(repo: str | None = Query(None, max_length=4096)) -> dict[str, Any]:
-        with lock:
-            branches = workspace.status(repo)
+        branches = workspace.status(repo)
         return {"branches": [b.to_dict() for b in branches]}
 
     return app

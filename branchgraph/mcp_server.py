@@ -13,7 +13,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
 from branchgraph import BranchgraphError
-from branchgraph.api import Config, Workspace
+from branchgraph.api import MAX_BUDGET_TOKENS, MAX_DEPTH, MAX_K, MAX_REMOTE_ROWS, Config, Workspace
 
 INSTRUCTIONS = (
     "branchgraph indexes a git repository per branch as a code graph (functions, classes, calls, "
@@ -37,6 +37,13 @@ def _anticipated(tool: Callable) -> Callable:
     return wrapper
 
 
+def _within(name: str, value: int, high: int) -> int:
+    """A number an agent passed, refused (with the range) outside 1..high."""
+    if not 1 <= value <= high:
+        raise ValueError(f"{name} must be between 1 and {high}; got {value}")
+    return value
+
+
 def create_server(path: str | Path = ".", config: Config | None = None) -> MCPServer:
     server = MCPServer("branchgraph", instructions=INSTRUCTIONS)
     state: dict[str, Workspace] = {}
@@ -55,20 +62,22 @@ def create_server(path: str | Path = ".", config: Config | None = None) -> MCPSe
         take and return, their base classes and tests, ranked and cut to a token budget (about
         4 characters a token). Each item says why it is there (`entry`, `callee of X`, ...), and
         `stale` items come from files edited since indexing. Use this first."""
-        return workspace().context(query, branch=branch, budget_tokens=budget_tokens).to_dict()
+        budget = _within("budget_tokens", budget_tokens, MAX_BUDGET_TOKENS)
+        return workspace().context(query, branch=branch, budget_tokens=budget).to_dict()
 
     @server.tool()
     @_anticipated
     def search(query: str, branch: str | None = None, k: int = 10) -> list[dict[str, Any]]:
         """Find symbols by meaning or by name (identifier parts work: `parse config` finds
         `parseConfigFile`). Returns ids, qualified names, files and line spans, best first."""
-        return [hit.to_dict() for hit in workspace().search(query, branch=branch, k=k)]
+        return [hit.to_dict() for hit in workspace().search(query, branch=branch, k=_within("k", k, MAX_K))]
 
     @server.tool()
     @_anticipated
     def callers(qualname: str, branch: str | None = None, depth: int = 3) -> list[dict[str, Any]]:
         """Who calls a function, method or class, transitively up to `depth` (1-5) hops, nearest
         first: what may break if it changes. `qualname` is dotted, e.g. `pkg.module.Class.method`."""
+        depth = _within("depth", depth, MAX_DEPTH)
         return workspace().named("callers", {"qualname": qualname, "depth": depth}, branch=branch)
 
     @server.tool()
@@ -76,6 +85,7 @@ def create_server(path: str | Path = ".", config: Config | None = None) -> MCPSe
     def callees(qualname: str, branch: str | None = None, depth: int = 2) -> list[dict[str, Any]]:
         """What a function, method or class calls, transitively up to `depth` (1-5) hops;
         calls the index could not resolve are listed with their raw text."""
+        depth = _within("depth", depth, MAX_DEPTH)
         return workspace().named("callees", {"qualname": qualname, "depth": depth}, branch=branch)
 
     @server.tool()
@@ -97,8 +107,8 @@ def create_server(path: str | Path = ".", config: Config | None = None) -> MCPSe
         Nodes: File, Class, Function, Method, Interface, Unresolved, each with `repo`, `branch`,
         `path`, `qualname`, `start_line`, `end_line`; edges: DEFINES, CALLS, IMPORTS,
         INHERITS_FROM, PARAM_TYPE, RETURNS_TYPE, TESTED_BY (dangling ones end at Unresolved).
-        Always filter on `branch`. At most `limit` rows."""
-        return workspace().cypher(query, params or {}, limit=limit)
+        Always filter on `branch`. At most `limit` rows (1 to 1000)."""
+        return workspace().cypher(query, params or {}, limit=_within("limit", limit, MAX_REMOTE_ROWS))
 
     @server.tool()
     @_anticipated

@@ -48,3 +48,7 @@ class EmbedderMismatch(BranchgraphError):
 
 class OutsideRepository(BranchgraphError):
     """A path would resolve outside the repository."""
+
+
+class AmbiguousRepository(BranchgraphError):
+    """A repository name that several indexed repositories share."""

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, fields
 from tree_sitter import Node as TSNode
 from tree_sitter import Query, QueryCursor
 
-from branchgraph.core.files import conflict_marker_lines
+from branchgraph.core.files import MAX_NAME_CHARS, SKIP_IDENTIFIER_TOO_LONG, conflict_marker_lines
 from branchgraph.core.languages import language_named, new_parser, tag_query, ts_language
 from branchgraph.core.model import content_hash
 
@@ -270,6 +270,21 @@ def extract(language: str, data: bytes) -> ParsedFile:
 
 # Below this many files a process pool costs more than it saves.
 _PARALLEL_MIN_FILES = 200
+
+
+def name_problem(parsed: ParsedFile) -> str | None:
+    """A skip reason when a name the file defines or imports is too long to be an index key
+    (``files.MAX_NAME_CHARS``; a nested definition counts its enclosing names), else None."""
+    defs = parsed.definitions
+    lengths: list[int] = []
+    for d in defs:
+        length, parent, seen = len(d.name), d.parent, 0
+        while parent is not None and seen < len(defs):  # bounded: a cycle would be a bug, not a hang
+            length += len(defs[parent].name) + 1
+            parent, seen = defs[parent].parent, seen + 1
+        lengths.append(length)
+    lengths.extend(len(i.module) + len(i.name or "") + len(i.alias or "") for i in parsed.imports)
+    return SKIP_IDENTIFIER_TOO_LONG if lengths and max(lengths) > MAX_NAME_CHARS else None
 
 
 def _extract_job(job: tuple[str, bytes]) -> ParsedFile:

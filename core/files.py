@@ -17,6 +17,16 @@ SKIP_TOO_LARGE = "too_large"
 SKIP_BINARY = "binary"
 SKIP_NOT_UTF8 = "not_utf8"
 SKIP_LFS_POINTER = "lfs_pointer"
+SKIP_PATH_NOT_UTF8 = "path_not_utf8"
+SKIP_PATH_TOO_LONG = "path_too_long"
+SKIP_PATH_UNSAFE = "path_unsafe"
+SKIP_IDENTIFIER_TOO_LONG = "identifier_too_long"
+
+# Paths and names are index keys: Neo4j's range indexes take at most ~8 KB per key and a
+# PostgreSQL b-tree row at most ~2.7 KB, so a longer one would fail the whole branch's write.
+# Real paths and names stay far below these bounds; a file past them is skipped and counted.
+MAX_PATH_BYTES = 1024
+MAX_NAME_CHARS = 512
 
 _LFS_POINTER_PREFIX = b"version https://git-lfs.github.com/spec/v1"
 _CONFLICT_MARKER = re.compile(rb"^(<<<<<<< |=======$|>>>>>>> )", re.MULTILINE)
@@ -43,6 +53,31 @@ def classify(data: bytes, max_bytes: int = DEFAULT_MAX_FILE_BYTES) -> str | Sour
     except UnicodeDecodeError:
         return SKIP_NOT_UTF8
     return SourceText(text=text, data=data)
+
+
+def path_problem(path: str) -> str | None:
+    """Why a tracked path cannot be indexed (a skip reason), or None. Paths are decoded with
+    ``surrogateescape``: a surrogate marks bytes that were not UTF-8."""
+    try:
+        encoded = path.encode("utf-8")
+    except UnicodeEncodeError:
+        return SKIP_PATH_NOT_UTF8
+    # git refuses such tree entries, but a crafted tree can hold them; read from a working
+    # tree they would name a file outside the repository.
+    parts = path.split("/")
+    if path.startswith("/") or any(p in ("", ".", "..", ".git") for p in parts):
+        return SKIP_PATH_UNSAFE
+    return SKIP_PATH_TOO_LONG if len(encoded) > MAX_PATH_BYTES else None
+
+
+def source_lines(text: str) -> list[str]:
+    """The lines of a source text as tree-sitter counts rows: split at newlines only (not at
+    form feeds, U+2028 and the other breaks ``str.splitlines`` honours), without the ``\\r``
+    of a CRLF ending."""
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return [line[:-1] if line.endswith("\r") else line for line in lines]
 
 
 def conflict_marker_lines(data: bytes) -> list[int]:

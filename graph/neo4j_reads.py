@@ -59,6 +59,13 @@ class Neo4jGraphReads(Neo4jConnection):
         )
         return dict(rows[0]) if rows else None
 
+    def branch_file_counts(self, repo: str) -> dict[str, int]:
+        rows = self.read_query(
+            "MATCH (f:File {repo: $repo}) WHERE f.path IS NOT NULL RETURN f.branch AS branch, count(*) AS files",
+            {"repo": repo},
+        )
+        return {r["branch"]: r["files"] for r in rows}
+
     def named_query(
         self,
         name: str,

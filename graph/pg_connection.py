@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import threading
+import time
 from collections.abc import Iterator
 from importlib import resources
 from typing import Any
@@ -44,30 +46,46 @@ def scalar(cur: psycopg.Cursor[Any]) -> Any:
 
 
 class PgConnection:
-    """One autocommit connection, the schema applied, and the transaction helper every
-    PostgreSQL capability module uses."""
+    """Autocommit connections (one per thread at a time), the schema applied, and the
+    transaction helper every PostgreSQL capability module uses.
+
+    Threads share the object (the HTTP server answers requests concurrently): each transaction
+    checks a connection out of a small free list. A connection found dead is replaced, so a
+    PostgreSQL restart costs at most the request that was running, never the process's life."""
 
     def __init__(self, url: str):
         self.url = url
+        self._idle: list[tuple[psycopg.Connection, float]] = []
+        self._lock = threading.Lock()
+        self._closed = False
+        self._idle.append((self._open(), time.monotonic()))
+        self.ensure_schema()
+
+    def _open(self) -> psycopg.Connection:
         try:
-            self.conn = connect(url)
+            conn = connect(self.url)
         except psycopg.OperationalError as exc:
             raise StoreUnavailable(
-                f"cannot reach PostgreSQL ({_redact(url)}): {exc}. Check BRANCHGRAPH_DATABASE_URL, "
+                f"cannot reach PostgreSQL ({_redact(self.url)}): {exc}. Check BRANCHGRAPH_DATABASE_URL, "
                 "or unset it to use the embedded PostgreSQL"
             ) from exc
         except psycopg.ProgrammingError as exc:
             # psycopg parses the URL before connecting: "not a url" fails here, not as a
             # connection error.
             raise ConfigError(
-                f"BRANCHGRAPH_DATABASE_URL is not a PostgreSQL URL ({_redact(url)}): {str(exc).strip()}; "
+                f"BRANCHGRAPH_DATABASE_URL is not a PostgreSQL URL ({_redact(self.url)}): {str(exc).strip()}; "
                 "expected postgresql://user:password@host:port/dbname"
             ) from exc
-        self.ensure_schema()
-        register_vector(self.conn)
+        with contextlib.suppress(psycopg.ProgrammingError):  # before ensure_schema created the extension
+            register_vector(conn)
+        return conn
 
     def close(self) -> None:
-        self.conn.close()
+        with self._lock:
+            self._closed = True
+            idle, self._idle = self._idle, []
+        for conn, _ in idle:
+            conn.close()
 
     def __enter__(self) -> PgConnection:
         return self
@@ -98,16 +116,58 @@ class PgConnection:
                 "CREATE TABLE IF NOT EXISTS branchgraph_schema (version text PRIMARY KEY, applied_at timestamptz DEFAULT now())"
             )
             cur.execute("INSERT INTO branchgraph_schema (version) VALUES (%s) ON CONFLICT DO NOTHING", (version,))
+            register_vector(cur.connection)
+
+    @contextlib.contextmanager
+    def connection(self) -> Iterator[psycopg.Connection]:
+        """A connection of this store for one thread's use, back to the free list afterwards
+        (the capability methods use it; so may tests and maintenance scripts)."""
+        with self._lock:
+            if self._closed:
+                raise StoreError("the PostgreSQL store is closed")
+            conn, last_used = self._idle.pop() if self._idle else (None, 0.0)
+        if conn is not None and not _usable(conn, time.monotonic() - last_used):
+            conn.close()
+            conn = None
+        if conn is None:
+            conn = self._open()  # retried with backoff (``connect``)
+        try:
+            yield conn
+        finally:
+            with self._lock:
+                keep = not (self._closed or conn.closed or conn.broken) and len(self._idle) < _MAX_IDLE
+                if keep:
+                    self._idle.append((conn, time.monotonic()))
+            if not keep:
+                conn.close()
 
     @contextlib.contextmanager
     def _transaction(self) -> Iterator[psycopg.Cursor]:
         try:
-            with self.conn.transaction(), self.conn.cursor() as cur:
+            with self.connection() as conn, conn.transaction(), conn.cursor() as cur:
                 yield cur
         except psycopg.OperationalError as exc:
             raise StoreUnavailable(f"lost the connection to PostgreSQL: {exc}") from exc
         except psycopg.Error as exc:
             raise StoreError(f"PostgreSQL error: {exc}") from exc
+
+
+# Idle connections kept per store: more threads than this open and close their own.
+_MAX_IDLE = 8
+# A connection idle for longer is probed before use: the server may have restarted meanwhile.
+_PROBE_AFTER_IDLE_S = 1.0
+
+
+def _usable(conn: psycopg.Connection, idle_s: float) -> bool:
+    if conn.closed or conn.broken:
+        return False
+    if idle_s < _PROBE_AFTER_IDLE_S:
+        return True
+    try:
+        conn.execute("SELECT 1")
+    except psycopg.Error:
+        return False
+    return True
 
 
 def _redact(url: str) -> str:

@@ -12,7 +12,7 @@ from collections.abc import Iterator, Sequence
 
 from branchgraph.core.errors import IngestLocked
 from branchgraph.graph.pg_connection import PgConnection, connect, scalar
-from branchgraph.graph.protocols import BranchRecord, IndexState
+from branchgraph.graph.protocols import READ_WAIT_S, BranchRecord, IndexState
 
 
 class PgIndexState(PgConnection):
@@ -162,6 +162,35 @@ class PgIndexState(PgConnection):
             )
 
     @contextlib.contextmanager
+    def writing(self, repo: str, branch: str) -> Iterator[None]:
+        """Hold the branch's write lock while an ingest changes what readers see (its graph,
+        vector rows and record); readers (``reading``) wait for it or get told they did not."""
+        lock_conn = connect(self.url)  # its own session: a crash releases the lock with it
+        try:
+            lock_conn.execute("SELECT pg_advisory_lock(hashtextextended(%s, 0))", (_write_key(repo, branch),))
+            yield
+        finally:
+            lock_conn.close()
+
+    @contextlib.contextmanager
+    def reading(self, repo: str, branch: str, wait_s: float = READ_WAIT_S) -> Iterator[bool]:
+        """Share the branch's read lock for one answer, so it sees one indexed commit: waits up
+        to ``wait_s`` for an ingest's writes to finish; yields whether the lock was had."""
+        key = _write_key(repo, branch)
+        deadline = time.monotonic() + wait_s
+        with self.connection() as conn:
+            while True:
+                held = scalar(conn.execute("SELECT pg_try_advisory_lock_shared(hashtextextended(%s, 0))", (key,)))
+                if held or time.monotonic() >= deadline:
+                    break
+                time.sleep(0.02)
+            try:
+                yield bool(held)
+            finally:
+                if held:
+                    conn.execute("SELECT pg_advisory_unlock_shared(hashtextextended(%s, 0))", (key,))
+
+    @contextlib.contextmanager
     def ingest_lock(self, repo: str, branch: str, wait: bool = True, poll_s: float = 0.5) -> Iterator[None]:
         """Hold the advisory lock that keeps two ingests of one branch from interleaving."""
         key = f"branchgraph-ingest\x1f{repo}\x1f{branch}"
@@ -178,6 +207,10 @@ class PgIndexState(PgConnection):
         finally:
             # Closing the session releases the lock even if the unlock below never runs.
             lock_conn.close()
+
+
+def _write_key(repo: str, branch: str) -> str:
+    return f"branchgraph-write\x1f{repo}\x1f{branch}"
 
 
 # mypy proves the backend implements its capability's protocol, signatures included.

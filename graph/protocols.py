@@ -22,6 +22,9 @@ from branchgraph.core.model import FileSubgraph
 
 DEFAULT_QUERY_TIMEOUT_S = 30.0
 DEFAULT_ROW_LIMIT = 10_000
+# How long an answer waits for an ingest's writes to the branch to finish before it is read
+# anyway (and says so): an update's write phase is seconds; a full rewrite can take longer.
+READ_WAIT_S = 10.0
 
 
 # ----- records --------------------------------------------------------------------------
@@ -151,6 +154,10 @@ class GraphReader(Protocol):
     def symbol(self, repo: str, branch: str, node_id: str) -> dict[str, Any] | None:
         """One symbol of a branch by id: kind, qualname, path, span, signature, docstring."""
 
+    def branch_file_counts(self, repo: str) -> dict[str, int]:
+        """Branch -> how many files the graph holds of it, for every branch of ``repo`` stored
+        (status compares them with what the index state recorded)."""
+
     def named_query(
         self,
         name: str,
@@ -272,6 +279,12 @@ class IndexState(Protocol):
     def ingest_lock(
         self, repo: str, branch: str, wait: bool = True, poll_s: float = 0.5
     ) -> AbstractContextManager[None]: ...
+
+    def writing(self, repo: str, branch: str) -> AbstractContextManager[None]:
+        """Exclusive while an ingest changes what readers of the branch see."""
+
+    def reading(self, repo: str, branch: str, wait_s: float = READ_WAIT_S) -> AbstractContextManager[bool]:
+        """Shared for one answer; yields False when an ingest kept writing past ``wait_s``."""
 
 
 class IngestTarget(VectorStore, ParseCache, IndexState, Protocol):

@@ -30,12 +30,28 @@ from branchgraph.core import git
 from branchgraph.core.embed.base import Embedder, content_key
 from branchgraph.core.embed.text import enriched_text
 from branchgraph.core.errors import GitError
-from branchgraph.core.extract import EXTRACTOR_VERSION, ParsedFile, decode_parsed, encode_parsed, extract_all
-from branchgraph.core.files import DEFAULT_MAX_FILE_BYTES, SKIP_SUBMODULE, SKIP_SYMLINK, SKIP_TOO_LARGE, classify
+from branchgraph.core.extract import (
+    EXTRACTOR_VERSION,
+    ParsedFile,
+    decode_parsed,
+    encode_parsed,
+    extract_all,
+    name_problem,
+)
+from branchgraph.core.files import (
+    DEFAULT_MAX_FILE_BYTES,
+    SKIP_SUBMODULE,
+    SKIP_SYMLINK,
+    SKIP_TOO_LARGE,
+    classify,
+    path_problem,
+    source_lines,
+)
 from branchgraph.core.languages import language_for_path
 from branchgraph.core.model import BRANCH_PREFIX_LEN, SYMBOL_LABELS, FileSubgraph, branch_prefix, subgraph_fingerprint
 from branchgraph.graph.protocols import BranchRecord, GraphWriter, IngestTarget, NodeEmbeddingRow
 from branchgraph.ingest.documents import DOCUMENT_VERSION, symbol_document
+from branchgraph.ingest.repo_keys import repo_key
 from branchgraph.ingest.resolvers import resolve_commit
 from branchgraph.ingest.subgraphs import ParsedSource
 
@@ -73,7 +89,7 @@ class IngestOptions:
     rev: str | None = None  # index this commit under ``branch`` instead of its tip
     base: str | None = None  # a new branch's base to clone (default: the nearest indexed one)
     full: bool = False  # re-parse and rewrite every file
-    repo_name: str | None = None  # default: the repository folder's name
+    repo_name: str | None = None  # default: ``repo_keys.repo_key`` (the folder's name unless taken)
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
     wait_for_lock: bool = True  # False: raise IngestLocked when another ingest of the branch runs
 
@@ -146,11 +162,6 @@ class _Written:
     work: Counter[str]
 
 
-def repo_name_for(root: Path) -> str:
-    name = root.name
-    return name[:-4] if name.endswith(".git") else name
-
-
 def ingest_branch(
     repo_path: str | Path,
     stores: IngestStores,
@@ -167,7 +178,7 @@ def ingest_branch(
     root = git.repo_root(repo)
     branch = options.branch or git.current_branch(repo)
     commit = git.resolve_commit(repo, branch, options.rev)
-    name = options.repo_name or repo_name_for(root)
+    name = options.repo_name or repo_key(root, repo, stores.rows.branches())
     run = _Run(repo, name, branch, stores, progress or (lambda stage, done, total: None))
     graph, rows, embedder = stores.graph, stores.rows, stores.embedder
     summary = IngestSummary(repo=name, branch=branch, commit=commit.id.decode("ascii"))
@@ -177,6 +188,11 @@ def ingest_branch(
 
     with rows.ingest_lock(name, branch, wait=options.wait_for_lock):
         previous = rows.branch_record(name, branch)
+        if previous is not None and previous.counts.get("files", 0) and not graph.has_branch(name, branch):
+            # PostgreSQL remembers the branch but the graph lost it (a wiped or restored Neo4j):
+            # the branch is rebuilt, never taken for up to date.
+            rows.delete_branch(name, branch)
+            previous = None
         summary.previous_commit = previous.indexed_commit if previous else None
         stored_nothing = previous is None and rows.branch_is_new(name, branch) and not graph.has_branch(name, branch)
         if options.base is not None and not stored_nothing:
@@ -200,55 +216,58 @@ def ingest_branch(
             subgraphs = resolve_commit(name, branch, parsed.files)
         summary.nodes, summary.edges, summary.dangling, summary.unresolved_rate = _counts(subgraphs)
 
-        rows.start_run(name, branch, summary.commit)
-        with clock.stage("graph_write"):
-            graph.ensure_schema()
-            if base_record is not None:
-                graph.clone_branch(name, base_record.branch, branch)
-                rows.clone_branch(name, base_record.branch, branch, branch_prefix(name, branch), BRANCH_PREFIX_LEN)
-            diff_from = base_record.indexed_commit if base_record else summary.previous_commit
-            diff = _diff(repo, diff_from, summary.commit)
-            summary.changes = diff.to_dict()
-            written = _write_graph(run, subgraphs, summary.strategy, rewrite_all=options.full)
-        work.update(written.work)
-        summary.files_deleted = len(written.removed)
-        # Another embedder than the branch's (or its base's) vectors were made with: every
-        # symbol gets a vector from the new one, so a branch never mixes models or sizes.
-        inherited = previous or base_record
-        switched_model = inherited is not None and inherited.embedder != summary.embedder
-        # Rows built by an older document format are rewritten too (their vectors are reused).
-        outdated_rows = inherited is not None and inherited.counts.get("documents") != DOCUMENT_VERSION
-        with clock.stage("embed"):
-            summary.embeddings = _embed(
-                run,
-                subgraphs if switched_model or outdated_rows else written.subgraphs,
-                written.removed,
-                diff.renamed,
-                whole_branch=summary.strategy == STRATEGY_BULK or switched_model or outdated_rows,
+        # Readers of the branch wait while what they see changes, so an answer never mixes
+        # two commits (``IndexState.reading``).
+        with rows.writing(name, branch):
+            rows.start_run(name, branch, summary.commit)
+            with clock.stage("graph_write"):
+                graph.ensure_schema()
+                if base_record is not None:
+                    graph.clone_branch(name, base_record.branch, branch)
+                    rows.clone_branch(name, base_record.branch, branch, branch_prefix(name, branch), BRANCH_PREFIX_LEN)
+                diff_from = base_record.indexed_commit if base_record else summary.previous_commit
+                diff = _diff(repo, diff_from, summary.commit)
+                summary.changes = diff.to_dict()
+                written = _write_graph(run, subgraphs, summary.strategy, rewrite_all=options.full)
+            work.update(written.work)
+            summary.files_deleted = len(written.removed)
+            # Another embedder than the branch's (or its base's) vectors were made with: every
+            # symbol gets a vector from the new one, so a branch never mixes models or sizes.
+            inherited = previous or base_record
+            switched_model = inherited is not None and inherited.embedder != summary.embedder
+            # Rows built by an older document format are rewritten too (their vectors are reused).
+            outdated_rows = inherited is not None and inherited.counts.get("documents") != DOCUMENT_VERSION
+            with clock.stage("embed"):
+                summary.embeddings = _embed(
+                    run,
+                    subgraphs if switched_model or outdated_rows else written.subgraphs,
+                    written.removed,
+                    diff.renamed,
+                    whole_branch=summary.strategy == STRATEGY_BULK or switched_model or outdated_rows,
+                )
+            # A file's state says its graph *and* vector rows are current, so it is set last.
+            rows.set_file_states(name, branch, written.states, written.removed)
+            rows.record_branch(
+                BranchRecord(
+                    repo=name,
+                    branch=branch,
+                    repo_path=str(root),
+                    indexed_commit=summary.commit,
+                    indexed_at=datetime.now(UTC),
+                    embedder=summary.embedder,
+                    counts={
+                        "files": summary.files,
+                        "nodes": summary.nodes,
+                        "edges": summary.edges,
+                        "dangling": summary.dangling,
+                        "documents": DOCUMENT_VERSION,
+                    },
+                    unresolved_rate=summary.unresolved_rate,
+                    base_branch=summary.base or (previous.base_branch if previous else None),
+                    rename_map=diff.renamed,
+                    conflict_files=summary.conflict_files,
+                )
             )
-        # A file's state says its graph *and* vector rows are current, so it is set last.
-        rows.set_file_states(name, branch, written.states, written.removed)
-        rows.record_branch(
-            BranchRecord(
-                repo=name,
-                branch=branch,
-                repo_path=str(root),
-                indexed_commit=summary.commit,
-                indexed_at=datetime.now(UTC),
-                embedder=summary.embedder,
-                counts={
-                    "files": summary.files,
-                    "nodes": summary.nodes,
-                    "edges": summary.edges,
-                    "dangling": summary.dangling,
-                    "documents": DOCUMENT_VERSION,
-                },
-                unresolved_rate=summary.unresolved_rate,
-                base_branch=summary.base or (previous.base_branch if previous else None),
-                rename_map=diff.renamed,
-                conflict_files=summary.conflict_files,
-            )
-        )
     summary.work = dict(sorted(work.items()))
     summary.seconds = clock.seconds
     summary.seconds["total"] = round(sum(clock.seconds.values()), 3)
@@ -262,7 +281,10 @@ def _source_entries(repo: Repo, commit: Commit) -> tuple[list[git.TreeFile], Cou
     for entry in git.tree_files(repo, commit):
         if not language_for_path(entry.path):
             continue
-        if entry.is_submodule:
+        problem = path_problem(entry.path)
+        if problem:
+            skipped[problem] += 1
+        elif entry.is_submodule:
             skipped[SKIP_SUBMODULE] += 1
         elif entry.is_symlink:
             # A symlink's blob is its target path; following it could leave the repository.
@@ -314,6 +336,10 @@ def _parse(run: _Run, entries: list[git.TreeFile], max_file_bytes: int, bypass_c
         if found.size > max_file_bytes:
             skipped[SKIP_TOO_LARGE] += 1  # cached before the limit was lowered
             continue
+        problem = name_problem(found)
+        if problem:
+            skipped[problem] += 1
+            continue
         files.append(ParsedSource(entry.path, entry.blob_sha, found))
     return _Parsed(files, skipped, work)
 
@@ -364,16 +390,21 @@ def _write_graph(run: _Run, subgraphs: list[FileSubgraph], strategy: str, rewrit
         written, removed = subgraphs, []
     else:
         states = state.file_states(name, branch)
+        # The graph is asked, not only the states: a crashed run may have left files they miss,
+        # and a graph that lost files (restored from an older backup) must get them back.
+        in_graph = set(graph.files_except(name, branch, ()))
         blobs = {path: blob for path, (blob, _) in states.items()}
-        written = [s for s in subgraphs if rewrite_all or states.get(s.path, (None, None))[1] != fingerprints[s.path]]
+        written = [
+            s
+            for s in subgraphs
+            if rewrite_all or s.path not in in_graph or states.get(s.path, (None, None))[1] != fingerprints[s.path]
+        ]
         current = {s.path for s in subgraphs}
-        removed = sorted(set(states) - current)
+        removed = sorted((set(states) | in_graph) - current)
         state.mark_files_dirty(name, branch, [s.path for s in written])
         for start in range(0, len(written), _FILES_PER_WRITE):
             work.update(graph.replace_files(name, branch, written[start : start + _FILES_PER_WRITE]))
             run.report("write", min(start + _FILES_PER_WRITE, len(written)), len(written))
-        # The graph is asked, not the states: a crashed run may have left files they miss.
-        removed = sorted(set(removed) | set(graph.files_except(name, branch, current)))
         work.update(graph.delete_files(name, branch, removed))
         if written or removed:
             graph.prune_unresolved(name, branch)
@@ -438,7 +469,7 @@ def _embed(
     rows: list[NodeEmbeddingRow] = []
     pending: dict[str, str] = {}
     for s in written:
-        lines = git.read_blob(run.repo, _file_blob(s)).decode("utf-8").splitlines()
+        lines = source_lines(git.read_blob(run.repo, _file_blob(s)).decode("utf-8"))
         members = _class_members(s)
         for n in s.nodes:
             if n.label not in SYMBOL_LABELS:

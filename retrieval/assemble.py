@@ -166,6 +166,7 @@ def read_texts(
         c.text = source.text(c.span)
         if c.kind == "Class" and (not c.is_entry or len(c.text) > full_class_tokens * 4):
             c.outline = True
+    warnings.extend(sources.warnings)
     write_outlines(list(candidates.values()))
 
 

@@ -20,6 +20,7 @@ from dulwich.repo import Repo
 from branchgraph.core import git
 from branchgraph.core.errors import BranchgraphError, OutsideRepository
 from branchgraph.core.extract import EXTRACTOR_VERSION, Definition, decode_parsed, extract
+from branchgraph.core.files import source_lines
 from branchgraph.core.languages import language_for_path
 from branchgraph.graph.protocols import ParseCache, RetrievalSource
 
@@ -42,7 +43,7 @@ class FileText:
 
     @cached_property
     def lines(self) -> list[str]:
-        return self.data.decode("utf-8", "replace").splitlines()
+        return source_lines(self.data.decode("utf-8", "replace"))
 
     def text(self, span: Span) -> str:
         return "\n".join(self.lines[span.start_line - 1 : span.end_line])
@@ -98,6 +99,7 @@ class BranchSources:
         self.checked_out = _checked_out(repo, branch)
         self._files: dict[str, FileText | None] = {}
         self._blobs: dict[str, str] = {}
+        self.warnings: list[str] = []  # files whose working-tree copy was refused
 
     def prefetch(self, paths: list[str]) -> None:
         """Look up the indexed blobs of many paths in one round trip."""
@@ -125,9 +127,15 @@ class BranchSources:
         self.prefetch([path])
         blob = self._blobs.get(path)
         if self.checked_out:
-            on_disk = self.working_tree_path(path)
-            if on_disk.is_file():
-                data = on_disk.read_bytes()
+            # One bad path (outside the root, a link out, too long to open) costs its own
+            # item's working-tree copy, never the whole answer: the indexed blob is read instead.
+            try:
+                on_disk = self.working_tree_path(path)
+                data = on_disk.read_bytes() if on_disk.is_file() else None
+            except (OutsideRepository, OSError) as error:
+                self.warnings.append(f"{path}: working-tree copy not read ({error}); showing the indexed version")
+                data = None
+            if data is not None:
                 return FileText(path, data, blob, git.git_blob_sha(data) != blob, self.pg)
         return self.indexed_copy(path)
 

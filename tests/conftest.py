@@ -96,13 +96,14 @@ def _drop_repo(request, name: str) -> None:
         from branchgraph.graph.neo4j_store import Neo4jGraphStore
 
         with Neo4jGraphStore(request.getfixturevalue("neo4j_uri")) as store:
-            store._driver.execute_query("MATCH (n {repo: $repo}) DETACH DELETE n", repo=name)
+            # The name and any key derived from it (a second repository of that folder name).
+            store._driver.execute_query("MATCH (n) WHERE n.repo STARTS WITH $repo DETACH DELETE n", repo=name)
     if "pg_url" in request.fixturenames:
         import psycopg
 
         with psycopg.connect(request.getfixturevalue("pg_url"), autocommit=True) as conn:
-            conn.execute("DELETE FROM node_embeddings WHERE repo = %s", (name,))
-            conn.execute("DELETE FROM branches WHERE repo = %s", (name,))
+            for table in ("node_embeddings", "file_states", "branches"):
+                conn.execute(f"DELETE FROM {table} WHERE starts_with(repo, %s)", (name,))
 
 
 @pytest.fixture

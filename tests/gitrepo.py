@@ -32,21 +32,22 @@ def init_repo(path: Path, branch: str = "main") -> Repo:
 
 def commit_files(
     repo: Repo,
-    files: dict[str, bytes | str | Symlink],
+    files: dict[str, bytes | str | Symlink] | dict[str | bytes, bytes | str | Symlink],
     branch: str = "main",
     message: str = "commit",
     parents: list[bytes] | None = None,
 ) -> str:
     """Commit exactly ``files`` as the tree of a new commit on ``branch``; return its id."""
     entries = []
-    for path, content in sorted(files.items()):
+    for path, content in files.items():
         if isinstance(content, Symlink):
             blob, mode = Blob.from_string(content.target.encode()), stat.S_IFLNK | 0o777
         else:
             data = content.encode() if isinstance(content, str) else content
             blob, mode = Blob.from_string(data), stat.S_IFREG | 0o644
         repo.object_store.add_object(blob)
-        entries.append((path.encode(), blob.id, mode))
+        # A bytes path is committed as is (a file name that is not UTF-8).
+        entries.append((path if isinstance(path, bytes) else path.encode(), blob.id, mode))
     ref = b"refs/heads/" + branch.encode()
     if parents is None:
         parents = [repo.refs[ref]] if ref in repo.refs else []

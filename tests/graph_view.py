@@ -5,6 +5,13 @@ from __future__ import annotations
 from branchgraph.core.model import FileSubgraph
 
 
+def sql(pg_store, statement: str, params=None) -> list[tuple]:
+    """Rows of one statement run on a connection of the store (none for a statement without)."""
+    with pg_store.connection() as conn:
+        cur = conn.execute(statement, params)
+        return cur.fetchall() if cur.description else []
+
+
 def _name(props: dict) -> str:
     return props.get("qualname") or props["raw"]
 
@@ -65,10 +72,11 @@ def snapshot(store, pg_store, repo: str, branch: str) -> dict:
         limit=1_000_000,
     )
     assert all(r["edge_branch"] == branch for r in edges)
-    vectors = pg_store.conn.execute(
+    vectors = sql(
+        pg_store,
         "SELECT node_id, content_key, start_line, end_line, has_conflict FROM node_embeddings WHERE repo = %s AND branch = %s",
         (repo, branch),
-    ).fetchall()
+    )
     return {
         "nodes": Counter((r["path"], r["label"], r["name"], r["s"], r["e"], r["h"], r["reason"]) for r in nodes),
         "edges": Counter((key[r["a"]], r["t"], key[r["b"]], r["resolved"], r["raw"]) for r in edges),

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from expected_shop import EDGES, FILES, SYMBOLS, UNRESOLVED
 from gitrepo import Symlink, commit_files, init_repo
-from graph_view import stored_edge_count, stored_edges
+from graph_view import sql, stored_edge_count, stored_edges
 from test_resolve_python import resolve
 
 from branchgraph import api
@@ -80,11 +80,12 @@ def test_reingest_is_idempotent(shop_repo: Path, config, graph_store, pg_store):
 
 def test_vectors_are_stored_and_joined_to_nodes(shop_repo: Path, config, graph_store, pg_store):
     api.ingest(shop_repo, config=config)
-    rows = pg_store.conn.execute(
+    rows = sql(
+        pg_store,
         "SELECT n.node_id, n.qualname, e.dims, e.model, e.embedding FROM node_embeddings n "
         "JOIN embeddings e USING (content_key) WHERE n.repo = %s AND n.branch = 'main'",
         (shop_repo.name,),
-    ).fetchall()
+    )
     assert len(rows) == len(SYMBOLS)
     assert {r[2] for r in rows} == {256} and {r[3] for r in rows} == {"feature-hashing-v1"}
     assert all(abs(float(np.linalg.norm(r[4].to_numpy())) - 1.0) < 1e-4 for r in rows)
@@ -198,7 +199,8 @@ def test_a_crashed_first_ingest_converges_on_rerun(shop_repo: Path, shop_sources
     partial = [s for s in resolve(shop_sources, repo=shop_repo.name) if s.path.startswith("src/shop/billing")]
     pg_store.start_run(shop_repo.name, "main", "0" * 40)
     graph_store.write_new_branch(shop_repo.name, "main", partial)
-    assert api.status(shop_repo, config=config) == []
+    [state] = api.status(shop_repo, config=config)  # reported as a graph without a record, not as indexed
+    assert state.indexed_commit == "" and "PostgreSQL has no record" in state.problem
 
     api.ingest(shop_repo, config=config)
     assert stored_edges(graph_store, shop_repo.name, "main") == EDGES
@@ -266,10 +268,11 @@ def test_switching_the_embedder_re_embeds_every_symbol(shop_repo: Path, config, 
     switched = api.ingest(shop_repo, config=dataclasses.replace(config, embedding_dims=64))
     assert switched.work["files_written"] == 0  # the graph did not change
     assert sum(switched.embeddings.values()) == len(SYMBOLS)
-    dims = pg_store.conn.execute(
+    dims = sql(
+        pg_store,
         "SELECT DISTINCT e.dims FROM node_embeddings n JOIN embeddings e USING (content_key) WHERE n.repo = %s",
         (shop_repo.name,),
-    ).fetchall()
+    )
     assert dims == [(64,)]
     assert pg_store.branch_record(shop_repo.name, "main").embedder == "feature-hashing-v1/64"
 

@@ -57,7 +57,16 @@ def test_tools_answer_over_stdio(shop_repo: Path, config):
                 },
             )
             write = await client.call_tool("cypher", {"query": "MATCH (n) DETACH DELETE n"})
+            huge = {
+                "limit": await client.call_tool(
+                    "cypher", {"query": "UNWIND range(1, 10) AS x RETURN x", "limit": 10**9}
+                ),
+                "k": await client.call_tool("search", {"query": "refund", "k": 10**6}),
+                "depth": await client.call_tool("callers", {"qualname": "shop.payments.Payment.refund", "depth": 50}),
+                "budget": await client.call_tool("context", {"query": "refund", "budget_tokens": 10**9}),
+            }
             return {
+                "huge": huge,
                 "tools": tools,
                 "context": context,
                 "callers": callers,
@@ -83,3 +92,6 @@ def test_tools_answer_over_stdio(shop_repo: Path, config):
     assert got["bad"].is_error and "is not indexed" in got["bad"].content[0].text
     assert "format_money" in [row["name"] for row in payload(got["read"])]
     assert got["write"].is_error and "only read queries" in got["write"].content[0].text
+    # Server-side caps: an agent's oversized limit, k, depth or budget is refused with the range.
+    for name, result in got["huge"].items():
+        assert result.is_error and "must be between 1 and" in result.content[0].text, name

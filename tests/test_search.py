@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from graph_view import sql
 
 from branchgraph import EmbedderMismatch, api
 from branchgraph.cli import cli
@@ -82,7 +83,7 @@ def test_the_vector_index_scan_is_not_starved_by_other_branches(indexed_shop, co
     rng = np.random.default_rng(7)
     crowd = [(f"crowd-{i}", query + rng.normal(0, 0.01, query.shape).astype(np.float32)) for i in range(3000)]
     pg_store.put_embeddings(embedder.model_id, crowd)
-    with pg_store.conn.cursor() as cur:
+    with pg_store.connection() as conn, conn.cursor() as cur:
         cur.executemany(
             "INSERT INTO node_embeddings (repo, branch, node_id, label, path, qualname, content_key, lexical) "
             "VALUES ('crowd', 'main', %s, 'Function', 'c.py', %s, %s, '')",
@@ -95,27 +96,25 @@ def test_the_vector_index_scan_is_not_starved_by_other_branches(indexed_shop, co
     try:
         # On a branch this small the planner would rather sort its few vectors; make it walk the
         # index as it does on a large one (django: HNSW scan + semi-join, 18 ms).
-        pg_store.conn.execute("SET enable_sort = off")
-        plan = "\n".join(
-            r[0] for r in pg_store.conn.execute(sql_explain(approximate_nearest_sql(embedder.dims)), params)
-        )
+        sql(pg_store, "SET enable_sort = off")
+        plan = "\n".join(r[0] for r in sql(pg_store, sql_explain(approximate_nearest_sql(embedder.dims)), params))
         assert "embeddings_hnsw" in plan
-        pg_store.conn.execute("SET hnsw.iterative_scan = off")
-        starved = pg_store.conn.execute(approximate_nearest_sql(embedder.dims), params).fetchall()
+        sql(pg_store, "SET hnsw.iterative_scan = off")
+        starved = sql(pg_store, approximate_nearest_sql(embedder.dims), params)
         assert len(starved) < 10  # the control: without iterative scans the filter starves it
         hits = pg_store.dense_search(repo, "main", embedder.model_id, query, 10, exact_fallback=False)
         assert len(hits) == 10 and all(row.path.startswith(("src/shop/", "tests/")) for _, _, row in hits)
     finally:
-        pg_store.conn.execute("RESET enable_sort")
-        pg_store.conn.execute("RESET hnsw.iterative_scan")
-        pg_store.conn.execute("DELETE FROM node_embeddings WHERE repo = 'crowd'")
-        pg_store.conn.execute("DELETE FROM embeddings WHERE content_key LIKE 'crowd-%%'")
+        sql(pg_store, "RESET enable_sort")
+        sql(pg_store, "RESET hnsw.iterative_scan")
+        sql(pg_store, "DELETE FROM node_embeddings WHERE repo = 'crowd'")
+        sql(pg_store, "DELETE FROM embeddings WHERE content_key LIKE 'crowd-%%'")
 
 
 def sql_explain(statement):
-    from psycopg import sql
+    from psycopg import sql as psql
 
-    return sql.SQL("EXPLAIN ") + statement
+    return psql.SQL("EXPLAIN ") + statement
 
 
 def test_camel_snake_and_code_identifiers_are_found_by_parts_and_whole(repo_dir, config):
@@ -147,7 +146,8 @@ def test_camel_snake_and_code_identifiers_are_found_by_parts_and_whole(repo_dir,
 
 def test_rows_from_before_spans_were_kept_take_them_from_the_graph(indexed_shop, config, pg_store):
     # A store upgraded in place holds NULL spans until its files are written again.
-    pg_store.conn.execute(
+    sql(
+        pg_store,
         "UPDATE node_embeddings SET start_line = NULL, end_line = NULL, has_conflict = NULL WHERE repo = %s",
         (indexed_shop.name,),
     )
