@@ -143,11 +143,16 @@ class PgConnection:
 
     @contextlib.contextmanager
     def _transaction(self) -> Iterator[psycopg.Cursor]:
+        conn = None
         try:
             with self.connection() as conn, conn.transaction(), conn.cursor() as cur:
                 yield cur
         except psycopg.OperationalError as exc:
-            raise StoreUnavailable(f"lost the connection to PostgreSQL: {exc}") from exc
+            # psycopg files some refusals of a live server (a limit exceeded: SQLSTATE class 54)
+            # under OperationalError too; only a dead connection is an unavailable store.
+            if conn is None or conn.broken or conn.closed:
+                raise StoreUnavailable(f"lost the connection to PostgreSQL: {exc}") from exc
+            raise StoreError(f"PostgreSQL refused the operation: {exc}") from exc
         except psycopg.Error as exc:
             raise StoreError(f"PostgreSQL error: {exc}") from exc
 

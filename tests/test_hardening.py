@@ -229,3 +229,18 @@ def test_a_dropped_postgresql_connection_is_replaced_not_kept_broken(pg_url):
             except StoreUnavailable:
                 failures += 1
         assert failures <= 1 and isinstance(store.branches(), list)
+
+
+def test_a_postgresql_limit_is_an_error_of_the_statement_not_a_lost_connection(pg_url):
+    from branchgraph import StoreError, StoreUnavailable
+    from branchgraph.graph.pgstore import PgStore
+
+    with PgStore(pg_url) as store:
+        with pytest.raises(StoreError, match="refused the operation") as refused, store._transaction() as cur:
+            # An incompressible key past the b-tree row limit (what a ~3 KB path once hit).
+            cur.execute(
+                "INSERT INTO file_states (repo, branch, path, blob_sha) VALUES ('limit-test', 'main', %s, 'x')",
+                ("".join(f"{(i * 2654435761) % 4294967296:08x}" for i in range(400)),),
+            )
+        assert not isinstance(refused.value, StoreUnavailable)
+        assert isinstance(store.branches(), list)  # and the store goes on working
