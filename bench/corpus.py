@@ -73,7 +73,7 @@ def drop_repo(root: Path, config) -> None:
     from branchgraph.ingest.repo_keys import repo_name_for
     from branchgraph.stores import open_graph_store
 
-    with open_graph_store(config) as graph:
+    with open_graph_store(config, root) as graph:
         for row in graph.read_query(
             "MATCH (f:File {repo: $repo}) RETURN DISTINCT f.branch AS b", {"repo": repo_name_for(root)}
         ):

@@ -30,8 +30,8 @@ SYMBOLS = (
 )
 
 
-def symbol_set(config: Config, repo: str, branch: str) -> set[tuple[str, str, str]]:
-    with open_graph_store(config) as graph:
+def symbol_set(root: Path, config: Config, repo: str, branch: str) -> set[tuple[str, str, str]]:
+    with open_graph_store(config, root) as graph:
         return {
             (r["p"], r["q"], r["h"])
             for r in graph.read_query(SYMBOLS, {"repo": repo, "branch": branch}, limit=10_000_000)
@@ -42,14 +42,14 @@ def full_ingest_seconds(root: Path, config: Config, commit: str) -> float:
     """A from-scratch ingest of ``commit`` under a throwaway branch name, then dropped."""
     name = f"bench-full-{uuid.uuid4().hex[:6]}"
     summary = api.ingest(root, branch=name, rev=commit, full=True, config=config)
-    with open_graph_store(config) as graph:
+    with open_graph_store(config, root) as graph:
         graph.delete_branch(summary.repo, name)
     return summary.seconds["total"]
 
 
 def step(label: str, root: Path, config: Config, branch: str, commit: str, seen: set) -> dict:
     summary = api.ingest(root, branch=branch, config=config)
-    new_symbols = symbol_set(config, summary.repo, branch) - seen
+    new_symbols = symbol_set(root, config, summary.repo, branch) - seen
     seen |= new_symbols
     full = full_ingest_seconds(root, config, commit)
     row = {
@@ -97,7 +97,7 @@ def main() -> None:
             seen: set = set()
             commit = commit_sdist(sdists[0], root, versions[0])
             first = api.ingest(root, config=config)
-            seen |= symbol_set(config, first.repo, "main")
+            seen |= symbol_set(root, config, first.repo, "main")
             print(json.dumps({"step": f"initial {versions[0]}", "seconds": first.seconds, "files": first.files}))
             for version, sdist in zip(versions[1:], sdists[1:], strict=True):
                 commit = commit_sdist(sdist, root, version)

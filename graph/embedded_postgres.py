@@ -12,10 +12,13 @@ from __future__ import annotations
 import json
 import logging
 import os
+import signal
+import time
 import warnings
 from pathlib import Path
 
 from branchgraph.core.errors import StoreUnavailable
+from branchgraph.core.processes import process_rss_mb, process_running
 
 
 def start_embedded_postgres(data_dir: Path) -> str:
@@ -46,16 +49,41 @@ def _forget_dead_handles(handles: Path) -> None:
         pids = json.loads(handles.read_text())
     except (OSError, ValueError):
         return  # no list yet (or unreadable: the package will rewrite it)
-    alive = [pid for pid in pids if isinstance(pid, int) and _running(pid)]
+    alive = [pid for pid in pids if isinstance(pid, int) and process_running(pid)]
     if alive != pids:
         handles.write_text(json.dumps(alive))
 
 
-def _running(pid: int) -> bool:
+def embedded_postgres_status(data_dir: Path) -> dict[str, object] | None:
+    """The embedded server of ``data_dir`` while it runs (version, socket, pid, memory), else None."""
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
+        lines = (data_dir / "postmaster.pid").read_text().splitlines()
+        pid = int(lines[0])
+    except (OSError, ValueError, IndexError):
+        return None
+    if not process_running(pid):
+        return None
+    version = (data_dir / "PG_VERSION").read_text().strip() if (data_dir / "PG_VERSION").exists() else "?"
+    socket_dir = lines[4] if len(lines) > 4 else "?"
+    port = lines[3] if len(lines) > 3 else "?"
+    return {
+        "service": "postgresql",
+        "version": version,
+        "socket": f"{socket_dir}/.s.PGSQL.{port}",
+        "pid": pid,
+        "data_dir": str(data_dir),
+        "rss_mb": process_rss_mb(pid),
+    }
+
+
+def stop_embedded_postgres(data_dir: Path, timeout_s: float = 30) -> bool:
+    """Stop the embedded server of ``data_dir`` (a fast shutdown); False when none ran."""
+    status = embedded_postgres_status(data_dir)
+    if status is None:
         return False
-    except PermissionError:
-        return True  # alive, owned by another user
-    return True
+    pid = int(str(status["pid"]))
+    os.kill(pid, signal.SIGINT)  # PostgreSQL's fast shutdown: roll back, checkpoint, exit
+    deadline = time.monotonic() + timeout_s
+    while process_running(pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return not process_running(pid)

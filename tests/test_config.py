@@ -4,13 +4,13 @@ from pathlib import Path
 
 import pytest
 
-from branchgraph.core.config import DEFAULT_NEO4J_URI, Config
+from branchgraph.core.config import Config
 from branchgraph.core.errors import ConfigError
 
 
 def test_defaults_mean_local_services(tmp_path: Path):
     config = Config.load(tmp_path, environ={})
-    assert config.neo4j_uri == DEFAULT_NEO4J_URI
+    assert config.neo4j_uri is None  # the managed Neo4j
     assert config.database_url is None
     assert config.embedder == "local"
     assert config.index_dir_for(tmp_path) == tmp_path / ".branchgraph"

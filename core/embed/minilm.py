@@ -28,6 +28,7 @@ import numpy as np
 if TYPE_CHECKING:  # imported lazily at run time: only the local models need it
     from tokenizers import Tokenizer
 
+from branchgraph.core.config import cache_root
 from branchgraph.core.errors import EmbeddingError
 
 DISTILL_VERSION = 2
@@ -195,10 +196,7 @@ def distill_static(transformer: MiniLMTransformer, dims: int = 256, batch_size: 
 
 
 def _cache_dir() -> Path:
-    base = os.environ.get("BRANCHGRAPH_CACHE_DIR") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME", str(Path.home() / ".cache")), "branchgraph"
-    )
-    return Path(base) / "models"
+    return cache_root() / "models"
 
 
 def _model_digest(directory: Path) -> str:
