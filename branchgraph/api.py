@@ -19,6 +19,7 @@ from branchgraph.core import git
 from branchgraph.core.config import Config, cache_root
 from branchgraph.core.embed import Embedder, make_embedder
 from branchgraph.core.errors import AmbiguousRepository, ConfigError, NotIndexed
+from branchgraph.doctor import Check, run_checks
 from branchgraph.graph.embedded_postgres import embedded_postgres_status, stop_embedded_postgres
 from branchgraph.graph.managed_neo4j import locked_jars, managed_server, start_managed_neo4j, stop_managed_neo4j
 from branchgraph.graph.named_queries import NamedQuery, named_queries
@@ -72,6 +73,7 @@ __all__ = [
     "MAX_K",
     "MAX_REMOTE_ROWS",
     "BranchStatus",
+    "Check",
     "Config",
     "ContextResult",
     "IngestSummary",
@@ -82,6 +84,7 @@ __all__ = [
     "Workspace",
     "context",
     "cypher",
+    "doctor",
     "git_hooks_dir",
     "ingest",
     "ingest_all",
@@ -641,3 +644,9 @@ def stop_services(path: str | Path = ".", *, config: Config | None = None) -> li
     if stop_embedded_postgres(folder / "postgres"):
         stopped.append("postgresql")
     return stopped
+
+
+def doctor(path: str | Path = ".", *, config: Config | None = None) -> list[Check]:
+    """Check every part a command needs (Python, repository, index directory, Java, Neo4j,
+    PostgreSQL, embedder); each failed check says what fixes it."""
+    return run_checks(path, config)

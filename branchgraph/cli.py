@@ -244,6 +244,25 @@ def prune(path: str, older_than: str | None, deleted: bool, dry_run: bool, as_js
         click.echo(f"{verb} {p.branch} ({p.reason})" + ("" if dry_run else f": {p.nodes_deleted} nodes"))
 
 
+@cli.command()
+@click.argument("path", default=".", type=click.Path(exists=True, file_okay=False))
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON list of checks (`name`, `ok`, `detail`, `fix`).")
+def doctor(path: str, as_json: bool) -> None:
+    """Check what branchgraph needs for the repository at PATH: Python, the repository, the
+    index directory, Java, Neo4j, PostgreSQL and the embedder (starting the private servers
+    if need be). Prints what is wrong and the command that fixes it; exits 1 when anything is."""
+    checks = api.doctor(path)
+    if as_json:
+        _emit_json([c.to_dict() for c in checks])
+    else:
+        for c in checks:
+            click.echo(f"{'ok  ' if c.ok else 'FAIL'} {c.name}: {c.detail}")
+            if not c.ok and c.fix:
+                click.echo(f"     fix: {c.fix}")
+    if not all(c.ok for c in checks):
+        sys.exit(1)
+
+
 @cli.group()
 def services() -> None:
     """The private servers branchgraph runs when none is configured: a managed Neo4j (Java

@@ -74,12 +74,19 @@ class Neo4jConnection:
             ) from exc
         except (ServiceUnavailable, DriverError, OSError, ValueError) as exc:
             raise StoreUnavailable(
-                f"cannot reach Neo4j at {uri}: {exc}. Start one with `docker/neo4j-local/neo4j-local start` "
-                "or set BRANCHGRAPH_NEO4J_URI"
+                f"cannot reach Neo4j at {uri}: {exc}. Check BRANCHGRAPH_NEO4J_URI, or unset it and "
+                "branchgraph runs a Neo4j of its own"
             ) from exc
 
     def close(self) -> None:
         self._driver.close()
+
+    def server_agent(self) -> str:
+        """What the server says it is (``Neo4j/5.26.0``): a round trip that proves it answers."""
+        try:
+            return str(self._driver.get_server_info().agent)
+        except (neo4j.exceptions.ServiceUnavailable, OSError) as exc:
+            raise StoreUnavailable(f"Neo4j does not answer: {exc}") from exc
 
     def __enter__(self) -> Neo4jConnection:
         return self

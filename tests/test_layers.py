@@ -2,7 +2,7 @@
 and ingest and retrieval never import each other. See the README's architecture section.
 
     adapters   branchgraph.cli, .http_api, .mcp_server, .hooks, .__main__ (and the package root)
-    api        branchgraph.api, branchgraph.stores
+    api        branchgraph.api, branchgraph.stores, branchgraph.doctor
     ingest | retrieval
     stores     branchgraph.graph, .schema, .cypher
     foundation branchgraph.core (and the package root, which re-exports its errors)
@@ -42,7 +42,7 @@ def layer_of(module: str) -> str:
         return STORES
     if second in ("ingest", "retrieval"):
         return second
-    if second in ("api", "stores"):
+    if second in ("api", "stores", "doctor"):
         return API
     if second in ("cli", "http_api", "mcp_server", "hooks", "__main__"):
         return ADAPTERS

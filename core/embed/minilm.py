@@ -207,28 +207,46 @@ def _model_digest(directory: Path) -> str:
     return h.hexdigest()
 
 
-class StaticMiniLM:
-    """The ``local`` embedder: static token vectors distilled from all-MiniLM-L6-v2."""
+SHIPPED_DIR = Path(__file__).resolve().parent / "shipped"
+SHIPPED_VECTORS = "minilm-static-256-q8.npz"
 
-    def __init__(self, dims: int = 256, cache_dir: Path | None = None):
-        self.directory = model_dir()
+
+class StaticMiniLM:
+    """The ``local`` embedder: static token vectors distilled from all-MiniLM-L6-v2.
+
+    A fresh install uses the vectors shipped with branchgraph (``ship_static.py`` builds them,
+    int8-quantised); ``distill=True`` (or no shipped files) distils them from the weights
+    package instead, once per machine, cached."""
+
+    def __init__(self, dims: int = 256, cache_dir: Path | None = None, distill: bool = False):
         self._dims = dims
-        self.tokenizer = _tokenizer(self.directory)
-        key = f"minilm-static-v{DISTILL_VERSION}-{dims}-{_model_digest(self.directory)}.npy"
+        self.shipped = not distill and dims == 256 and (SHIPPED_DIR / SHIPPED_VECTORS).exists()
+        if self.shipped:
+            self.tokenizer = _tokenizer(SHIPPED_DIR)
+            with np.load(SHIPPED_DIR / SHIPPED_VECTORS) as stored:
+                self.vectors = stored["q"].astype(np.float32) * stored["scale"][:, None]
+        else:
+            self.vectors = self._distilled(dims, cache_dir)
+        self._skip = {self.tokenizer.token_to_id(t) for t in ("[CLS]", "[SEP]", "[PAD]")}
+
+    def _distilled(self, dims: int, cache_dir: Path | None) -> np.ndarray:
+        directory = model_dir()
+        self.tokenizer = _tokenizer(directory)
+        key = f"minilm-static-v{DISTILL_VERSION}-{dims}-{_model_digest(directory)}.npy"
         path = (cache_dir or _cache_dir()) / key
         if path.exists():
-            self.vectors = np.load(path)
-        else:
-            self.vectors = distill_static(MiniLMTransformer(self.directory), dims)
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(f".{os.getpid()}.tmp.npy")
-            np.save(tmp, self.vectors)
-            os.replace(tmp, path)  # atomic: concurrent first uses never read half a file
-        self._skip = {self.tokenizer.token_to_id(t) for t in ("[CLS]", "[SEP]", "[PAD]")}
+            return np.asarray(np.load(path), dtype=np.float32)
+        vectors = distill_static(MiniLMTransformer(directory), dims)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp.npy")
+        np.save(tmp, vectors)
+        os.replace(tmp, path)  # atomic: concurrent first uses never read half a file
+        return vectors
 
     @property
     def model_id(self) -> str:
-        return f"minilm-l6-static-v{DISTILL_VERSION}"
+        # The quantised vectors differ (slightly) from the float ones: another model to the store.
+        return f"minilm-l6-static-v{DISTILL_VERSION}" + ("-q8" if self.shipped else "")
 
     @property
     def dims(self) -> int:
