@@ -365,6 +365,8 @@ class Workspace:
         name = _key(root, git_repo, self.pg)
         with self.pg.reading(name, branch, self.read_wait_s) as still:
             record = self.pg.branch_record(name, branch)
+            if record is None and git.branch_head(git_repo, branch) is None:
+                raise NotIndexed(f"{name} has no branch {branch!r}, in git or in the index")
             if record is None:
                 raise NotIndexed(f"{name}@{branch} is not indexed; run `branchgraph ingest --branch {branch}` first")
             yield _BranchSession(root, git_repo, name, branch, record, still)

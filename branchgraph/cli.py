@@ -59,15 +59,16 @@ class _StageBars:
     def __init__(self) -> None:
         self.enabled = sys.stderr.isatty()
         self.stage: str | None = None
+        self.total = 0
         self.bar: ProgressBar[int] | None = None
         self.done = 0
 
     def __call__(self, stage: str, done: int, total: int) -> None:
         if not self.enabled:
             return
-        if stage != self.stage:
+        if stage != self.stage or total != self.total:  # a stage may learn its size late
             self.close()
-            self.stage, self.done = stage, 0
+            self.stage, self.total, self.done = stage, total, 0
             self.bar = click.progressbar(length=total, label=self.LABELS.get(stage, stage), file=sys.stderr)
             self.bar.__enter__()
         if self.bar is not None:
@@ -483,14 +484,21 @@ def _print_rows(rows: list[dict[str, Any]], as_json: bool) -> None:
 )
 @click.option("--limit", default=1000, show_default=True, help="Stop after this many rows.")
 @click.option("--timeout", "timeout_s", default=30.0, show_default=True, help="Query timeout in seconds.")
+@click.option(
+    "--repo",
+    "path",
+    default=".",
+    type=click.Path(exists=True, file_okay=False),
+    help="Repository whose index directory holds the managed Neo4j (default: .).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list of row objects.")
-def cypher(query: str, params: tuple[str, ...], limit: int, timeout_s: float, as_json: bool) -> None:
+def cypher(query: str, params: tuple[str, ...], limit: int, timeout_s: float, path: str, as_json: bool) -> None:
     """Run a read-only Cypher QUERY against the graph (writes are refused).
 
-    Example: branchgraph cypher "MATCH (f:Function {branch: $b}) RETURN f.qualname LIMIT 5" --param b=main
+    Example: branchgraph cypher 'MATCH (f:Function {branch: $b}) RETURN f.qualname LIMIT 5' --param b=main
     """
     parsed = dict(_parse_param(p) for p in params)
-    rows = api.cypher(query, parsed, timeout_s=timeout_s, limit=limit)
+    rows = api.cypher(query, parsed, path=path, timeout_s=timeout_s, limit=limit)
     _print_rows(rows, as_json)
 
 
@@ -505,8 +513,15 @@ def cypher(query: str, params: tuple[str, ...], limit: int, timeout_s: float, as
 )
 @click.option("--list", "list_only", is_flag=True, help="List the named queries and their parameters.")
 @click.option("--limit", default=1000, show_default=True, help="Stop after this many rows.")
+@click.option(
+    "--repo",
+    "path",
+    default=".",
+    type=click.Path(exists=True, file_okay=False),
+    help="Repository whose index directory holds the managed Neo4j (default: .).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (rows, or the query list with --list).")
-def query(name: str | None, params: tuple[str, ...], list_only: bool, limit: int, as_json: bool) -> None:
+def query(name: str | None, params: tuple[str, ...], list_only: bool, limit: int, path: str, as_json: bool) -> None:
     """Run the named query NAME from cypher/ (read-only), or list them with --list.
 
     Example: branchgraph query callers --param repo=shop --param branch=main --param qualname=shop.tax.rate
@@ -524,5 +539,5 @@ def query(name: str | None, params: tuple[str, ...], list_only: bool, limit: int
                 default = "" if p.required else f" (default {json.dumps(p.default)})"
                 click.echo(f"    --param {p.name}=...  {p.description}{default}")
         return
-    rows = api.run_named_query(name, dict(_parse_param(p) for p in params), limit=limit)
+    rows = api.run_named_query(name, dict(_parse_param(p) for p in params), path=path, limit=limit)
     _print_rows(rows, as_json)

@@ -92,6 +92,8 @@ def resolve_commit(repo: Repo, branch: str, rev: str | None = None) -> Commit:
     if rev is None:
         ref = _branch_ref(branch)
         if ref not in repo.refs:
+            if not any(name.startswith(b"refs/heads/") for name in repo.refs.allkeys()):
+                raise GitError(f"the repository at {repo_root(repo)} has no commits yet; commit something first")
             raise GitError(f"no branch named {branch!r}; pass --rev to index a commit under this name")
         return _commit(repo, repo.refs[ref])
     try:

@@ -7,8 +7,9 @@ labels), so every ``MATCH``/``MERGE`` goes through a label's unique-id constrain
 
 from __future__ import annotations
 
+import threading
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from importlib import resources
 from typing import Any
@@ -17,7 +18,7 @@ import neo4j
 
 from branchgraph.core.model import BRANCH_PREFIX_LEN, NODE_LABELS, FileSubgraph, Node, branch_prefix
 from branchgraph.graph.neo4j_connection import Neo4jConnection
-from branchgraph.graph.protocols import GraphWriter
+from branchgraph.graph.protocols import GraphWriter, RowProgress
 
 # Files are grouped into one transaction until this many rows; a file is never split.
 _ROWS_PER_TRANSACTION = 8_000
@@ -82,24 +83,43 @@ class Neo4jGraphWrites(Neo4jConnection):
         )
         return bool(rows)
 
-    def write_new_branch(self, repo: str, branch: str, subgraphs: Sequence[FileSubgraph]) -> None:
+    def write_new_branch(
+        self, repo: str, branch: str, subgraphs: Sequence[FileSubgraph], progress: RowProgress | None = None
+    ) -> None:
         """Bulk-write a branch that has nothing in the store yet: every node, then every edge,
         in parallel chunks. The branch is not indexed until its metadata is recorded, so
-        nothing reads it half-written; a crash leaves nodes that a re-run replaces file by file."""
+        nothing reads it half-written; a crash leaves nodes that a re-run replaces file by file.
+        ``progress`` hears (rows written, rows in all) after each chunk."""
         node_jobs = [
             (_create_nodes_query(label), rows[i : i + _BULK_ROWS])
             for label, rows in _node_rows(subgraphs).items()
             for i in range(0, len(rows), _BULK_ROWS)
         ]
-        self._run_parallel(repo, branch, node_jobs)
         edge_jobs = [
             (_create_edges_query(*shape, "MATCH"), rows[i : i + _BULK_ROWS])
             for shape, rows in _edge_rows(subgraphs).items()
             for i in range(0, len(rows), _BULK_ROWS)
         ]
-        self._run_parallel(repo, branch, edge_jobs)
+        total = sum(len(rows) for _, rows in node_jobs + edge_jobs)
+        done = [0]
+        lock = threading.Lock()
 
-    def _run_parallel(self, repo: str, branch: str, jobs: list[tuple[str, list[dict[str, Any]]]]) -> None:
+        def wrote(rows: int) -> None:
+            with lock:
+                done[0] += rows
+                if progress is not None:
+                    progress(done[0], total)
+
+        self._run_parallel(repo, branch, node_jobs, wrote)  # every edge's ends exist before edges
+        self._run_parallel(repo, branch, edge_jobs, wrote)
+
+    def _run_parallel(
+        self,
+        repo: str,
+        branch: str,
+        jobs: list[tuple[str, list[dict[str, Any]]]],
+        wrote: Callable[[int], None] = lambda rows: None,
+    ) -> None:
         def run(job: tuple[str, list[dict[str, Any]]]) -> None:
             query, rows = job
             with self._session() as session:
@@ -110,6 +130,7 @@ class Neo4jGraphWrites(Neo4jConnection):
                         lambda tx: tx.run(query, repo=repo, branch=branch, rows=rows).consume()
                     )
                 )
+            wrote(len(rows))
 
         with ThreadPoolExecutor(max_workers=_WRITERS) as pool:
             list(pool.map(run, jobs))

@@ -10,7 +10,7 @@ says which protocols each backend passes.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -19,6 +19,9 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from branchgraph.core.model import FileSubgraph
+
+# (done, total) rows of a bulk write, for a progress bar.
+RowProgress = Callable[[int, int], None]
 
 DEFAULT_QUERY_TIMEOUT_S = 30.0
 DEFAULT_ROW_LIMIT = 10_000
@@ -114,8 +117,11 @@ class GraphWriter(Protocol):
     def has_branch(self, repo: str, branch: str) -> bool:
         """Whether any file of the branch is stored."""
 
-    def write_new_branch(self, repo: str, branch: str, subgraphs: Sequence[FileSubgraph]) -> None:
-        """Bulk-write a branch the store holds nothing of (faster than replacing files)."""
+    def write_new_branch(
+        self, repo: str, branch: str, subgraphs: Sequence[FileSubgraph], progress: RowProgress | None = None
+    ) -> None:
+        """Bulk-write a branch the store holds nothing of (faster than replacing files);
+        ``progress`` hears (rows written, rows in all) as chunks land."""
 
     def clone_branch(self, repo: str, source: str, target: str) -> None:
         """Copy a branch to a new, empty one inside the store (ids rebranched)."""

@@ -385,8 +385,7 @@ def _write_graph(run: _Run, subgraphs: list[FileSubgraph], strategy: str, rewrit
     fingerprints = {s.path: subgraph_fingerprint(s) for s in subgraphs}
     if strategy == STRATEGY_BULK:
         run.report("write", 0, 1)
-        graph.write_new_branch(name, branch, subgraphs)
-        run.report("write", 1, 1)
+        graph.write_new_branch(name, branch, subgraphs, lambda done, total: run.report("write", done, total))
         written, removed = subgraphs, []
     else:
         states = state.file_states(name, branch)

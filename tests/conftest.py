@@ -110,7 +110,8 @@ def _drop_repo(request, name: str) -> None:
 
         with psycopg.connect(request.getfixturevalue("pg_url"), autocommit=True) as conn:
             for table in ("node_embeddings", "file_states", "branches"):
-                conn.execute(f"DELETE FROM {table} WHERE starts_with(repo, %s)", (name,))
+                if conn.execute("SELECT to_regclass(%s)", (table,)).fetchone()[0]:  # none before a first ingest
+                    conn.execute(f"DELETE FROM {table} WHERE starts_with(repo, %s)", (name,))
 
 
 @pytest.fixture

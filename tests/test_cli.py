@@ -35,6 +35,37 @@ def test_every_command_has_help_and_is_documented():
         assert f"branchgraph {name}" in readme, f"README does not document `branchgraph {name}`"
 
 
+def test_help_examples_paste_into_a_shell_as_they_are():
+    import re
+    import shlex
+
+    for name, command in all_commands(cli):
+        for line in (command.help or "").splitlines():
+            if "branchgraph " not in line:
+                continue
+            example = line[line.index("branchgraph ") :]
+            # A `$` inside double quotes is expanded by the shell before branchgraph sees it.
+            for quoted in re.findall(r'"[^"]*"', example):
+                assert "$" not in quoted, f"`branchgraph {name} --help` example expands in a shell: {example}"
+            assert shlex.split(example)[0] == "branchgraph"
+
+
+def test_an_empty_repository_says_it_has_no_commits(repo_dir: Path, service_env):
+    from gitrepo import init_repo
+
+    init_repo(repo_dir)
+    result = CliRunner().invoke(cli, ["ingest", str(repo_dir)], env=service_env)
+    assert result.exit_code == 1 and "has no commits yet" in result.output, result.output
+
+
+def test_context_on_a_branch_git_does_not_have_says_so(shop_repo: Path, service_env):
+    env = service_env
+    assert CliRunner().invoke(cli, ["ingest", str(shop_repo)], env=env).exit_code == 0
+    result = CliRunner().invoke(cli, ["context", "refund", "--repo", str(shop_repo), "--branch", "nope"], env=env)
+    assert result.exit_code == 1 and "has no branch 'nope'" in result.output
+    assert "run `branchgraph ingest" not in result.output  # an ingest of it would fail too
+
+
 def test_usage_errors_exit_2(tmp_path: Path):
     assert CliRunner().invoke(cli, ["cypher"]).exit_code == 2
     assert CliRunner().invoke(cli, ["ingest", str(tmp_path), "--rev", "HEAD"]).exit_code == 2
