@@ -473,6 +473,16 @@ def _print_rows(rows: list[dict[str, Any]], as_json: bool) -> None:
         )
 
 
+# cypher and query read only the graph: the repository just says where its managed Neo4j is.
+_MANAGED_NEO4J_REPO = click.option(
+    "--repo",
+    "path",
+    default=".",
+    type=click.Path(exists=True, file_okay=False),
+    help="Repository whose index directory holds the managed Neo4j (default: .).",
+)
+
+
 @cli.command()
 @click.argument("query")
 @click.option(
@@ -484,13 +494,7 @@ def _print_rows(rows: list[dict[str, Any]], as_json: bool) -> None:
 )
 @click.option("--limit", default=1000, show_default=True, help="Stop after this many rows.")
 @click.option("--timeout", "timeout_s", default=30.0, show_default=True, help="Query timeout in seconds.")
-@click.option(
-    "--repo",
-    "path",
-    default=".",
-    type=click.Path(exists=True, file_okay=False),
-    help="Repository whose index directory holds the managed Neo4j (default: .).",
-)
+@_MANAGED_NEO4J_REPO
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list of row objects.")
 def cypher(query: str, params: tuple[str, ...], limit: int, timeout_s: float, path: str, as_json: bool) -> None:
     """Run a read-only Cypher QUERY against the graph (writes are refused).
@@ -513,13 +517,7 @@ def cypher(query: str, params: tuple[str, ...], limit: int, timeout_s: float, pa
 )
 @click.option("--list", "list_only", is_flag=True, help="List the named queries and their parameters.")
 @click.option("--limit", default=1000, show_default=True, help="Stop after this many rows.")
-@click.option(
-    "--repo",
-    "path",
-    default=".",
-    type=click.Path(exists=True, file_okay=False),
-    help="Repository whose index directory holds the managed Neo4j (default: .).",
-)
+@_MANAGED_NEO4J_REPO
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (rows, or the query list with --list).")
 def query(name: str | None, params: tuple[str, ...], list_only: bool, limit: int, path: str, as_json: bool) -> None:
     """Run the named query NAME from cypher/ (read-only), or list them with --list.

@@ -252,7 +252,7 @@ def test_the_json_document_and_markdown_from_the_cli(indexed_shop, config, monke
     assert markdown.output.startswith(f"## Context for: {QUESTION}") and "```python\n" in markdown.output
     assert f"### `{REFUND}` — entry" in markdown.output
     missing = runner.invoke(cli, ["context", "x", "--repo", str(indexed_shop), "--branch", "nope"])
-    assert missing.exit_code == 1 and "is not indexed" in missing.output
+    assert missing.exit_code == 1 and "has no branch" in missing.output
 
 
 def test_recent_changes_rank_higher_and_are_cached_per_commit(indexed_shop, config, pg_store):

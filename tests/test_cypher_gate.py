@@ -4,6 +4,7 @@ graph or administers the server, and bounds what a caller may ask for (real Neo4
 from __future__ import annotations
 
 import pytest
+from local_http import serving
 
 from branchgraph import ReadOnlyViolation
 from branchgraph.graph import neo4j_connection
@@ -87,25 +88,8 @@ _SPELLINGS = [str, str.lower, str.upper, lambda q: q.replace(" ", "\n  "), lambd
 @pytest.fixture(scope="module")
 def counting_server():
     """An HTTP server on loopback that counts the requests it gets."""
-    import http.server
-    import threading
-
-    hits = []
-
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def do_GET(self):
-            hits.append(self.path)
-            self.send_response(200)
-            self.end_headers()
-            self.wfile.write(b"a,b\n1,2\n")
-
-        def log_message(self, *args):
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/", hits
-    server.shutdown()
+    with serving(b"a,b\n1,2\n") as (base, hits):
+        yield base + "/", hits
 
 
 def test_generated_writes_file_reads_requests_and_admin_commands_never_succeed(

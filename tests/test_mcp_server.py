@@ -89,7 +89,7 @@ def test_tools_answer_over_stdio(shop_repo: Path, config):
     assert "shop.payments.Payment.refund" in {row["caller"] for row in callers}
     assert [row["path"] for row in payload(got["symbol"])] == ["src/shop/core/money.py"]
     assert payload(got["status"])[0]["indexed_commit"]
-    assert got["bad"].is_error and "is not indexed" in got["bad"].content[0].text
+    assert got["bad"].is_error and "has no branch 'nope'" in got["bad"].content[0].text
     assert "format_money" in [row["name"] for row in payload(got["read"])]
     assert got["write"].is_error and "only read queries" in got["write"].content[0].text
     # Server-side caps: an agent's oversized limit, k, depth or budget is refused with the range.

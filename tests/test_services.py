@@ -3,16 +3,15 @@ the lock file, reused, restarted after it died, stopped; downloads verified by c
 
 from __future__ import annotations
 
-import http.server
 import json
 import os
 import signal
-import threading
 import time
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from local_http import serving
 
 from branchgraph import StoreUnavailable
 from branchgraph.cli import cli
@@ -57,19 +56,8 @@ def test_the_managed_neo4j_starts_is_reused_restarts_after_dying_and_stops(tmp_p
 
 @pytest.fixture
 def wrong_bytes_server():
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def do_GET(self):
-            self.send_response(200)
-            self.end_headers()
-            self.wfile.write(b"not the jar the lock file names")
-
-        def log_message(self, *args):
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
+    with serving(b"not the jar the lock file names") as (base, _):
+        yield base
 
 
 def test_a_jar_that_does_not_match_the_lock_file_is_refused(tmp_path: Path, wrong_bytes_server, monkeypatch):
