@@ -13,12 +13,13 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from dulwich.graph import find_merge_base
 from dulwich.repo import Repo
 
 from branchgraph.core import git
 from branchgraph.core.config import Config, cache_root
 from branchgraph.core.embed import Embedder, make_embedder
-from branchgraph.core.errors import AmbiguousRepository, ConfigError, NotIndexed
+from branchgraph.core.errors import AmbiguousRepository, ConfigError, GitError, NotIndexed
 from branchgraph.doctor import Check, run_checks
 from branchgraph.graph.embedded_postgres import embedded_postgres_status, stop_embedded_postgres
 from branchgraph.graph.managed_neo4j import locked_jars, managed_server, start_managed_neo4j, stop_managed_neo4j
@@ -31,6 +32,9 @@ from branchgraph.graph.protocols import (
     GraphReader,
     IndexState,
 )
+from branchgraph.impact.analysis import ImpactReport, analyze
+from branchgraph.impact.changes import MODIFIED, ChangedSymbol, changed_symbols, diff_files, worktree_files
+from branchgraph.impact.render import to_markdown, to_mermaid
 from branchgraph.ingest.pipeline import (
     IngestOptions,
     IngestStores,
@@ -86,6 +90,7 @@ __all__ = [
     "cypher",
     "doctor",
     "git_hooks_dir",
+    "impact",
     "ingest",
     "ingest_all",
     "list_queries",
@@ -96,6 +101,8 @@ __all__ = [
     "start_services",
     "status",
     "stop_services",
+    "to_markdown",
+    "to_mermaid",
 ]
 
 
@@ -652,3 +659,68 @@ def doctor(path: str | Path = ".", *, config: Config | None = None) -> list[Chec
     """Check every part a command needs (Python, repository, index directory, Java, Neo4j,
     PostgreSQL, embedder); each failed check says what fixes it."""
     return run_checks(path, config)
+
+
+# ----- impact --------------------------------------------------------------------------------
+
+IMPACT_MAX_DEPTH = 5
+
+
+def impact(
+    path: str | Path = ".",
+    *,
+    branch: str | None = None,
+    symbols: list[str] | None = None,
+    diff: str | None = None,
+    staged: bool = False,
+    worktree: bool = False,
+    depth: int = 3,
+    config: Config | None = None,
+) -> ImpactReport:
+    """What a change affects on an indexed branch: give the changed ``symbols`` (qualified
+    names), or a ``diff`` (``A..B``, ``A...B`` from their merge base, or one commit ``R``
+    against its parent), or the ``staged`` or ``worktree`` changes against HEAD. Users are
+    followed up to ``depth`` hops (1 to 5) through CALLS and INHERITS_FROM."""
+    if sum(bool(x) for x in (symbols, diff, staged, worktree)) != 1:
+        raise ValueError("name the change one way: symbols, diff, staged or worktree")
+    if not 1 <= depth <= IMPACT_MAX_DEPTH:
+        raise ValueError(f"depth must be between 1 and {IMPACT_MAX_DEPTH}; got {depth}")
+    root, config = _root_and_config(path, config)
+    with Workspace(root, config=config) as ws, ws.reading(None, branch) as s:
+        if symbols:
+            changes = _named_changes(ws, s, symbols)
+        elif diff:
+            base, head = _diff_range(s.repo, diff)
+            changes = changed_symbols(diff_files(s.repo, base, head))
+        else:
+            changes = changed_symbols(worktree_files(s.repo, s.root, staged=staged))
+        return analyze(ws.graph, s.name, s.branch, s.record.indexed_commit, changes, depth)
+
+
+def _named_changes(ws: Workspace, s: _BranchSession, qualnames: list[str]) -> list[ChangedSymbol]:
+    rows = ws.graph.named_query("symbols_named", {"repo": s.name, "branch": s.branch, "qualnames": qualnames})
+    found = {r["qualname"]: r for r in rows}
+    unknown = [q for q in qualnames if q not in found]
+    if unknown:
+        raise NotIndexed(f"no symbol {', '.join(map(repr, unknown))} on {s.name}@{s.branch}")
+    return [
+        ChangedSymbol(r["qualname"], r["kind"], r["path"], r["start_line"], r["end_line"], MODIFIED, r["name"])
+        for r in (found[q] for q in qualnames)
+    ]
+
+
+def _diff_range(repo: Repo, spec: str) -> tuple[str, str]:
+    """(base, head) commit ids of ``A..B``, ``A...B`` (base: their merge base) or ``R`` (R^..R)."""
+    if "..." in spec:
+        a, b = (git.commit_object(repo, part or "HEAD") for part in spec.split("...", 1))
+        bases = find_merge_base(repo, [a.id, b.id])
+        if not bases:
+            raise GitError(f"{spec!r}: the two sides share no history")
+        return bases[0].decode("ascii"), b.id.decode("ascii")
+    if ".." in spec:
+        a, b = (git.commit_object(repo, part or "HEAD") for part in spec.split("..", 1))
+        return a.id.decode("ascii"), b.id.decode("ascii")
+    head = git.commit_object(repo, spec)
+    if not head.parents:
+        raise GitError(f"{spec!r} is a root commit: give a range (A..B)")
+    return head.parents[0].decode("ascii"), head.id.decode("ascii")

@@ -245,6 +245,62 @@ def prune(path: str, older_than: str | None, deleted: bool, dry_run: bool, as_js
         click.echo(f"{verb} {p.branch} ({p.reason})" + ("" if dry_run else f": {p.nodes_deleted} nodes"))
 
 
+# Exit status when the risk reaches --fail-on: distinct from 1 (an error) so CI can tell them apart.
+EXIT_RISK = 3
+
+
+@cli.command()
+@click.argument("path", default=".", type=click.Path(exists=True, file_okay=False))
+@click.option("--branch", help="Indexed branch to analyse (default: the checked-out branch).")
+@click.option("--symbol", "symbols", multiple=True, metavar="QUALNAME", help="A changed symbol (repeatable).")
+@click.option(
+    "--diff", "diff", metavar="REV_RANGE", help="The change: A..B, A...B (from the merge base) or one commit."
+)
+@click.option("--staged", is_flag=True, help="The change: what is staged, against HEAD.")
+@click.option("--worktree", is_flag=True, help="The change: the working tree, against HEAD.")
+@click.option("--depth", default=3, show_default=True, type=click.IntRange(1, 5), help="Hops of users to follow.")
+@click.option(
+    "--format", "fmt", type=click.Choice(["md", "json", "mermaid"]), default="md", show_default=True, help="Output."
+)
+@click.option("--json", "as_json", is_flag=True, help="Same as --format json.")
+@click.option(
+    "--fail-on",
+    type=click.Choice(["medium", "high", "critical"]),
+    help=f"Exit {EXIT_RISK} when the risk is this or worse (or unknown).",
+)
+def impact(
+    path: str,
+    branch: str | None,
+    symbols: tuple[str, ...],
+    diff: str | None,
+    staged: bool,
+    worktree: bool,
+    depth: int,
+    fmt: str,
+    as_json: bool,
+    fail_on: str | None,
+) -> None:
+    """What a change affects on an indexed branch: the changed symbols, their users by depth
+    (will break, likely affected, may need testing) with the path that reaches each, the
+    tests to run (with pytest ids), unresolved references that may be users, and a risk.
+
+    Example: branchgraph impact --diff main...HEAD --format md --fail-on high
+    """
+    if sum(bool(x) for x in (symbols, diff, staged, worktree)) != 1:
+        raise click.UsageError("give exactly one of --symbol, --diff, --staged, --worktree")
+    report = api.impact(
+        path, branch=branch, symbols=list(symbols), diff=diff, staged=staged, worktree=worktree, depth=depth
+    )
+    if as_json or fmt == "json":
+        _emit_json(report.to_dict())
+    elif fmt == "mermaid":
+        click.echo(api.to_mermaid(report))
+    else:
+        click.echo(api.to_markdown(report), nl=False)
+    if fail_on and report.reaches(fail_on):
+        sys.exit(EXIT_RISK)
+
+
 @cli.command()
 @click.argument("path", default=".", type=click.Path(exists=True, file_okay=False))
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list of checks (`name`, `ok`, `detail`, `fix`).")

@@ -18,7 +18,18 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 
 from branchgraph import BranchgraphError, NotIndexed, StoreUnavailable
-from branchgraph.api import DEFAULT_BUDGET_TOKENS, DEFAULT_ENTRIES, MAX_BUDGET_TOKENS, MAX_ENTRIES, MAX_K, Workspace
+from branchgraph.api import (
+    DEFAULT_BUDGET_TOKENS,
+    DEFAULT_ENTRIES,
+    IMPACT_MAX_DEPTH,
+    MAX_BUDGET_TOKENS,
+    MAX_ENTRIES,
+    MAX_K,
+    Workspace,
+    impact,
+    to_markdown,
+    to_mermaid,
+)
 
 MAX_BODY_BYTES = 64 * 1024
 MAX_QUERY_CHARS = 2000
@@ -46,6 +57,15 @@ class ContextRequest(BaseModel):
         DEFAULT_BUDGET_TOKENS, ge=1, le=MAX_BUDGET_TOKENS, description="Token budget (4 characters a token)."
     )
     entries: int = Field(DEFAULT_ENTRIES, ge=1, le=MAX_ENTRIES, description="How many entry symbols to expand from.")
+
+
+class ImpactRequest(BaseModel):
+    repo: str | None = Field(None, max_length=4096, description="Indexed repository (default: the server's).")
+    branch: str | None = Field(None, max_length=255)
+    symbols: list[str] | None = Field(None, max_length=200, description="Changed symbols by qualified name.")
+    diff: str | None = Field(None, max_length=255, description="A..B, A...B or one commit.")
+    depth: int = Field(3, ge=1, le=IMPACT_MAX_DEPTH)
+    format: str = Field("json", pattern="^(json|md|mermaid)$")
 
 
 class SearchRequest(BaseModel):
@@ -118,6 +138,18 @@ def create_app(workspace: Workspace, token: str | None = None, max_body_bytes: i
         if row is None:
             raise NotIndexed(f"no symbol {node_id!r} on this branch")
         return row
+
+    @app.post("/v1/impact", summary="What a change affects: users by depth, tests to run, unresolved users, risk")
+    def impact_of(body: ImpactRequest) -> dict[str, Any]:
+        root = workspace.resolve_repo(body.repo)
+        report = impact(
+            root, branch=body.branch, symbols=body.symbols, diff=body.diff, depth=body.depth, config=workspace.config
+        )
+        if body.format == "md":
+            return {"markdown": to_markdown(report)}
+        if body.format == "mermaid":
+            return {"mermaid": to_mermaid(report)}
+        return report.to_dict()
 
     @app.get("/v1/status", summary="Index state of every branch of a repository")
     def status(repo: str | None = Query(None, max_length=4096)) -> dict[str, Any]:

@@ -14,12 +14,14 @@ from mcp.server.mcpserver.exceptions import ToolError
 
 from branchgraph import BranchgraphError
 from branchgraph.api import MAX_BUDGET_TOKENS, MAX_DEPTH, MAX_K, MAX_REMOTE_ROWS, Config, Workspace
+from branchgraph.api import impact as api_impact
 
 INSTRUCTIONS = (
     "branchgraph indexes a git repository per branch as a code graph (functions, classes, calls, "
     "imports, inheritance, tests). Start with `context` for a question about the code; use `search` "
-    "to find symbols, `callers`/`callees` for impact, `symbol` to read one, `status` to see how "
-    "fresh the index is, `cypher` for anything else (read-only). `branch` defaults to the checked-out branch."
+    "to find symbols, `impact` for what a change affects (users, tests, risk), `callers`/`callees` to "
+    "walk calls, `symbol` to read one, `status` to see how fresh the index is, `cypher` for anything "
+    "else (read-only). `branch` defaults to the checked-out branch."
 )
 
 
@@ -87,6 +89,27 @@ def create_server(path: str | Path = ".", config: Config | None = None) -> MCPSe
         calls the index could not resolve are listed with their raw text."""
         depth = _within("depth", depth, MAX_DEPTH)
         return workspace().named("callees", {"qualname": qualname, "depth": depth}, branch=branch)
+
+    @server.tool()
+    @_anticipated
+    def impact(
+        symbols: list[str] | None = None, diff: str | None = None, branch: str | None = None, depth: int = 3
+    ) -> dict[str, Any]:
+        """What a change would affect, before you make it or after: give the changed `symbols`
+        (dotted qualified names) or a git `diff` range (`main...HEAD`, or one commit). Returns
+        the users by depth (`will_break`, `likely_affected`, `may_need_testing`, each with the
+        `via` path), the tests to run with pytest ids, `unknowns` (unresolved references that
+        may be users: check them), a `risk` with reasons, and `exact` (false: may be incomplete)."""
+        ws = workspace()
+        report = api_impact(
+            ws.root,
+            branch=branch,
+            symbols=symbols,
+            diff=diff,
+            depth=_within("depth", depth, MAX_DEPTH),
+            config=ws.config,
+        )
+        return report.to_dict()
 
     @server.tool()
     @_anticipated

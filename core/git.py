@@ -5,6 +5,7 @@ commit straight from the object store (a bare clone works; the working tree neve
 from __future__ import annotations
 
 import hashlib
+import re
 import stat
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -96,10 +97,27 @@ def resolve_commit(repo: Repo, branch: str, rev: str | None = None) -> Commit:
                 raise GitError(f"the repository at {repo_root(repo)} has no commits yet; commit something first")
             raise GitError(f"no branch named {branch!r}; pass --rev to index a commit under this name")
         return _commit(repo, repo.refs[ref])
+    return commit_object(repo, rev)
+
+
+def commit_object(repo: Repo, rev: str) -> Commit:
+    """The commit a git revision names: a branch, tag or SHA, with ``~N`` and ``^N`` suffixes
+    (``HEAD~2``, ``main^2``) applied as git does."""
+    found = re.fullmatch(r"(.+?)((?:[~^]\d*)*)", rev)
+    name, suffixes = (found.group(1), found.group(2)) if found else (rev, "")
     try:
-        return parse_commit(repo, rev.encode("utf-8"))
+        commit = parse_commit(repo, name.encode("utf-8"))
     except (KeyError, ValueError) as exc:
         raise GitError(f"unknown revision {rev!r}") from exc
+    for op, count in re.findall(r"([~^])(\d*)", suffixes):
+        steps = [1] * int(count or 1) if op == "~" else [int(count or 1)]
+        for nth in steps:
+            if nth == 0:
+                continue  # ^0 is the commit itself
+            if len(commit.parents) < nth:
+                raise GitError(f"{rev!r}: {commit.id.decode()[:12]} has no parent number {nth}")
+            commit = _commit(repo, commit.parents[nth - 1])
+    return commit
 
 
 def tree_files(repo: Repo, commit: Commit) -> Iterator[TreeFile]:

@@ -4,22 +4,10 @@ from __future__ import annotations
 
 import builtins
 
+# Re-exported: the resolver names modules the way the language registry does.
+from branchgraph.core.languages.python import module_name as module_name
+
 BUILTIN_NAMES = frozenset(dir(builtins))
-
-
-def module_name(path: str) -> str:
-    """The importable dotted name of a module file.
-
-    The source root is a ``src/`` layout root when the path has one, else the repository
-    root: ``src/shop/billing/__init__.py`` -> ``shop.billing``.
-    """
-    stem = path.rsplit(".", 1)[0]
-    parts = stem.split("/")
-    if "src" in parts[:-1]:
-        parts = parts[parts.index("src") + 1 :]
-    if parts and parts[-1] == "__init__":
-        parts = parts[:-1]
-    return ".".join(parts)
 
 
 def is_package_init(path: str) -> bool:

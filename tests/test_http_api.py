@@ -162,3 +162,14 @@ def test_a_token_is_required_when_configured_and_bodies_are_capped(workspace):
 def test_serving_beyond_loopback_needs_a_token(workspace):
     with pytest.raises(BranchgraphError, match="without a bearer token"):
         serve(workspace, "0.0.0.0", free_port(), None)
+
+
+def test_impact_over_http_as_json_and_as_a_pr_comment(workspace):
+    with Served(create_app(workspace)) as http:
+        status, body = http.call("POST", "/v1/impact", {"symbols": ["shop.core.money.format_money"]})
+        assert status == 200 and body["risk"] in ("medium", "high")
+        assert "shop.payments.Payment.refund" in {i["qualname"] for i in body["impacted"]}
+        status, body = http.call("POST", "/v1/impact", {"symbols": ["shop.core.money.format_money"], "format": "md"})
+        assert status == 200 and body["markdown"].startswith("### branchgraph impact")
+        assert http.call("POST", "/v1/impact", {"symbols": ["no.such.symbol"]})[0] == 404
+        assert http.call("POST", "/v1/impact", {"symbols": ["x"], "depth": 9})[0] == 422

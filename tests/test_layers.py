@@ -3,7 +3,7 @@ and ingest and retrieval never import each other. See the README's architecture 
 
     adapters   branchgraph.cli, .http_api, .mcp_server, .hooks, .__main__ (and the package root)
     api        branchgraph.api, branchgraph.stores, branchgraph.doctor
-    ingest | retrieval
+    ingest | retrieval (impact reads the stores like retrieval does)
     stores     branchgraph.graph, .schema, .cypher
     foundation branchgraph.core (and the package root, which re-exports its errors)
 """
@@ -42,6 +42,8 @@ def layer_of(module: str) -> str:
         return STORES
     if second in ("ingest", "retrieval"):
         return second
+    if second == "impact":
+        return RETRIEVAL  # a reader of the stores, beside retrieval
     if second in ("api", "stores", "doctor"):
         return API
     if second in ("cli", "http_api", "mcp_server", "hooks", "__main__"):

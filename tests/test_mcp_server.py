@@ -47,6 +47,7 @@ def test_tools_answer_over_stdio(shop_repo: Path, config):
                 "callers", {"qualname": "shop.billing.invoice.Invoice.add_line", "depth": 1}
             )
             symbol = await client.call_tool("symbol", {"name": "format_money"})
+            impact = await client.call_tool("impact", {"symbols": ["shop.core.money.format_money"]})
             status = await client.call_tool("status", {})
             bad = await client.call_tool("context", {"query": "refund", "branch": "nope"})
             read = await client.call_tool(
@@ -71,6 +72,7 @@ def test_tools_answer_over_stdio(shop_repo: Path, config):
                 "context": context,
                 "callers": callers,
                 "symbol": symbol,
+                "impact": impact,
                 "status": status,
                 "bad": bad,
                 "read": read,
@@ -79,7 +81,7 @@ def test_tools_answer_over_stdio(shop_repo: Path, config):
 
     got = anyio.run(session)
     described = {tool.name: tool.description for tool in got["tools"].tools}
-    assert set(described) == {"context", "search", "callers", "callees", "symbol", "status", "cypher"}
+    assert set(described) == {"context", "search", "impact", "callers", "callees", "symbol", "status", "cypher"}
     assert all(len(text) > 60 for text in described.values()), "every tool is documented for the agent"
 
     context = payload(got["context"])
@@ -89,6 +91,10 @@ def test_tools_answer_over_stdio(shop_repo: Path, config):
     assert "shop.payments.Payment.refund" in {row["caller"] for row in callers}
     assert [row["path"] for row in payload(got["symbol"])] == ["src/shop/core/money.py"]
     assert payload(got["status"])[0]["indexed_commit"]
+    impacted = payload(got["impact"])["impacted"]
+    assert {"qualname": "shop.payments.Payment.refund", "tier": "will_break"}.items() <= next(
+        i for i in impacted if i["qualname"] == "shop.payments.Payment.refund"
+    ).items()
     assert got["bad"].is_error and "has no branch 'nope'" in got["bad"].content[0].text
     assert "format_money" in [row["name"] for row in payload(got["read"])]
     assert got["write"].is_error and "only read queries" in got["write"].content[0].text

@@ -32,6 +32,7 @@ class Conventions:
     is_support_file: Callable[[str], bool]  # tests and test-only helpers (ranked down)
     is_generated_file: Callable[[str], bool]  # written by a generator (ranked down)
     is_declaration_file: Callable[[str], bool]  # declarations only, the code is elsewhere (stubs)
+    module_name: Callable[[str], str]  # a file's path -> the dotted name its symbols' qualnames start with
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +55,7 @@ LANGUAGES = (
             is_support_file=python.is_support_file,
             is_generated_file=python.is_generated_file,
             is_declaration_file=python.is_declaration_file,
+            module_name=python.module_name,
         ),
     ),
 )

@@ -52,3 +52,18 @@ def is_declaration_file(path: str) -> bool:
 def is_generated_file(path: str) -> bool:
     """Code written by a generator (protobuf/gRPC stubs)."""
     return bool(_GENERATED.search(path))
+
+
+def module_name(path: str) -> str:
+    """The importable dotted name of a module file.
+
+    The source root is a ``src/`` layout root when the path has one, else the repository
+    root: ``src/shop/billing/__init__.py`` -> ``shop.billing``.
+    """
+    stem = path.rsplit(".", 1)[0]
+    parts = stem.split("/")
+    if "src" in parts[:-1]:
+        parts = parts[parts.index("src") + 1 :]
+    if parts and parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(parts)

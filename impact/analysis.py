@@ -1,0 +1,224 @@
+"""Impact of a change on one indexed branch: the changed symbols found in the graph, every
+caller and subclass up to a depth (level by level, the shortest path kept as ``via``), the
+tests that reach any of them, the dangling references that might be callers the graph could
+not resolve, and a risk with its reasons. An answer that may be incomplete says so
+(``exact`` false) and never reads "no impact" while unresolved possible callers exist."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from branchgraph.core.languages import language_for_path
+from branchgraph.graph.protocols import GraphReader
+from branchgraph.impact.changes import ADDED, DELETED, SIGNATURE, ChangedSymbol
+
+TIERS = {1: "will_break", 2: "likely_affected"}
+FAR_TIER = "may_need_testing"
+RISKS = ("low", "medium", "high", "critical")
+# A change with this many direct users, or this many users in all, is a high risk.
+_HIGH_DIRECT, _HIGH_TOTAL = 10, 50
+
+
+@dataclass(frozen=True, slots=True)
+class Impacted:
+    id: str
+    kind: str
+    qualname: str
+    path: str
+    start_line: int | None
+    end_line: int | None
+    depth: int
+    tier: str
+    via: list[str]  # qualnames from this symbol down to the changed one
+
+
+@dataclass(frozen=True, slots=True)
+class TestToRun:
+    qualname: str
+    path: str
+    start_line: int | None
+    end_line: int | None
+    depth: int
+    via: list[str]
+    pytest_id: str  # path::Class::test, what `pytest` takes on its command line
+
+
+@dataclass(frozen=True, slots=True)
+class Unknown:
+    path: str
+    user: str | None  # the symbol (or module) holding the reference
+    raw: str
+    line: int | None
+    edge: str
+
+
+@dataclass(slots=True)
+class ImpactReport:
+    branch: str
+    commit: str
+    changed: list[dict[str, Any]]
+    impacted: list[Impacted] = field(default_factory=list)
+    tests: list[TestToRun] = field(default_factory=list)
+    unknowns: dict[str, list[Unknown]] = field(default_factory=dict)  # by file
+    risk: str = "low"
+    reasons: list[str] = field(default_factory=list)
+    exact: bool = True
+    notes: list[str] = field(default_factory=list)  # why the answer may be incomplete
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "branch": self.branch,
+            "commit": self.commit,
+            "changed": self.changed,
+            "impacted": [asdict(i) for i in self.impacted],
+            "tests": [asdict(t) for t in self.tests],
+            "risk": self.risk,
+            "reasons": self.reasons,
+            "exact": self.exact,
+            "notes": self.notes,
+            "unknowns": {path: [asdict(u) for u in items] for path, items in self.unknowns.items()},
+        }
+
+    def reaches(self, level: str) -> bool:
+        """Whether the risk is ``level`` or worse (``--fail-on``); an unknown risk reaches any."""
+        return self.risk == "unknown" or RISKS.index(self.risk) >= RISKS.index(level)
+
+
+def analyze(
+    graph: GraphReader, repo: str, branch: str, commit: str, changes: list[ChangedSymbol], depth: int
+) -> ImpactReport:
+    """The impact of ``changes`` on the branch as indexed at ``commit``."""
+    found = {
+        row["qualname"]: row
+        for row in graph.named_query(
+            "symbols_named", {"repo": repo, "branch": branch, "qualnames": sorted({c.qualname for c in changes})}
+        )
+    }
+    report = ImpactReport(branch, commit, [_changed_row(c, found.get(c.qualname)) for c in changes])
+    missing = [c for c in changes if c.qualname not in found and c.change != ADDED]
+    if missing:
+        report.exact = False
+        report.notes.append(
+            f"{len(missing)} changed symbols are not in the index of {branch} at {commit[:12]} "
+            f"(e.g. {missing[0].qualname}): index the branch at the change's base or head for their users"
+        )
+    start = {row["id"]: row["qualname"] for row in found.values()}
+    report.impacted = _upstream(graph, start, depth)
+    report.tests = _tests(graph, start, report.impacted)
+    names = sorted({c.name for c in changes})
+    for row in graph.named_query("impact_unknowns", {"repo": repo, "branch": branch, "names": names}, limit=5000):
+        unknown = Unknown(row["path"], row["user"], row["raw"], row["line"], row["edge"])
+        report.unknowns.setdefault(unknown.path, []).append(unknown)
+    if report.unknowns:
+        report.exact = False
+        count = sum(len(v) for v in report.unknowns.values())
+        report.notes.append(
+            f"{count} unresolved references in {len(report.unknowns)} files name a changed symbol: possible users"
+        )
+    report.risk, report.reasons = _risk(changes, report)
+    return report
+
+
+def _changed_row(change: ChangedSymbol, node: dict[str, Any] | None) -> dict[str, Any]:
+    return {
+        "id": node["id"] if node else None,
+        "kind": change.kind,
+        "qualname": change.qualname,
+        "path": change.path,
+        "start_line": change.start_line,
+        "end_line": change.end_line,
+        "change": change.change,
+    }
+
+
+def _upstream(graph: GraphReader, start: dict[str, str], depth: int) -> list[Impacted]:
+    """Callers and subclasses level by level; each keeps the first (shortest) path found."""
+    via: dict[str, list[str]] = {node_id: [qualname] for node_id, qualname in start.items()}
+    out: list[Impacted] = []
+    frontier = list(start)
+    for level in range(1, depth + 1):
+        if not frontier:
+            break
+        rows = graph.named_query("impact_step", {"ids": frontier}, limit=100_000)
+        frontier = []
+        for row in sorted(rows, key=lambda r: (r["qualname"] or "", r["target"])):
+            if row["id"] in via:
+                continue
+            via[row["id"]] = [row["qualname"], *via[row["target"]]]
+            out.append(
+                Impacted(
+                    row["id"],
+                    row["kind"],
+                    row["qualname"],
+                    row["path"],
+                    row["start_line"],
+                    row["end_line"],
+                    level,
+                    TIERS.get(level, FAR_TIER),
+                    via[row["id"]],
+                )
+            )
+            if row["kind"] != "File":  # a module-level use has no callers of its own
+                frontier.append(row["id"])
+    return out
+
+
+def _tests(graph: GraphReader, start: dict[str, str], impacted: list[Impacted]) -> list[TestToRun]:
+    """Tests that call a changed or impacted symbol, and impacted symbols that are tests."""
+    depth_of = {node_id: 0 for node_id in start} | {i.id: i.depth for i in impacted}
+    via_of = {node_id: [q] for node_id, q in start.items()} | {i.id: i.via for i in impacted}
+    chosen: dict[str, TestToRun] = {}
+    rows = graph.named_query("impact_tests", {"ids": sorted(depth_of)}, limit=100_000)
+    candidates = [(r, depth_of[r["target"]] + 1, [r["qualname"], *via_of[r["target"]]]) for r in rows]
+    candidates += [
+        ({"qualname": i.qualname, "path": i.path, "start_line": i.start_line, "end_line": i.end_line}, i.depth, i.via)
+        for i in impacted
+        if _is_test_symbol(i)
+    ]
+    for row, depth, via in sorted(candidates, key=lambda c: c[1]):
+        if row["qualname"] not in chosen:
+            chosen[row["qualname"]] = TestToRun(
+                row["qualname"], row["path"], row["start_line"], row["end_line"], depth, via, _pytest_id(row)
+            )
+    return sorted(chosen.values(), key=lambda t: (t.depth, t.qualname))
+
+
+def _is_test_symbol(symbol: Impacted) -> bool:
+    spec = language_for_path(symbol.path)
+    local = symbol.qualname.rsplit(".", 1)[-1]
+    return bool(spec and spec.conventions.is_test_file(symbol.path) and local.startswith("test"))
+
+
+def _pytest_id(row: dict[str, Any]) -> str:
+    spec = language_for_path(row["path"])
+    module = spec.conventions.module_name(row["path"]) if spec else ""
+    qualname = row["qualname"]
+    local = qualname[len(module) + 1 :] if module and qualname.startswith(module + ".") else qualname
+    return "::".join([row["path"], *local.split(".")])
+
+
+def _risk(changes: list[ChangedSymbol], report: ImpactReport) -> tuple[str, list[str]]:
+    direct = [i for i in report.impacted if i.depth == 1]
+    breaking = [c for c in changes if c.change in (DELETED, SIGNATURE)]
+    reasons = []
+    if not changes:
+        return "low", ["no function, method or class changed"]
+    if breaking and (direct or report.unknowns):
+        reasons.append(
+            f"{len(breaking)} symbols deleted or with a changed signature still have users "
+            f"({len(direct)} direct, {sum(len(v) for v in report.unknowns.values())} unresolved)"
+        )
+        return "critical", reasons
+    if len(direct) >= _HIGH_DIRECT or len(report.impacted) >= _HIGH_TOTAL:
+        reasons.append(f"{len(direct)} direct and {len(report.impacted)} transitive users")
+        return "high", reasons
+    if report.impacted or report.unknowns:
+        if report.impacted:
+            reasons.append(f"{len(direct)} direct and {len(report.impacted)} transitive users")
+        if report.unknowns:
+            reasons.append("unresolved references may be users: the graph cannot rule out impact")
+        return "medium", reasons
+    if not report.exact:
+        return "unknown", ["the changed symbols are not in the index, so their users are unknown"]
+    return "low", ["no user of a changed symbol in the graph, and no unresolved reference names one"]

@@ -1,0 +1,96 @@
+"""`branchgraph impact` on the shop fixture (real Neo4j and PostgreSQL): users by depth with
+their paths, tests to run, unresolved possible users, risk, and the diff read symbol by symbol."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from conftest import FIXTURES
+from gitrepo import commit_files, read_tree
+
+from branchgraph import api
+from branchgraph.cli import EXIT_RISK, cli
+
+pytestmark = [pytest.mark.neo4j, pytest.mark.postgres]
+
+FORMAT_MONEY = "shop.core.money.format_money"
+
+
+def test_users_by_depth_tests_and_pytest_ids_for_a_symbol(shop_repo: Path, config):
+    api.ingest(shop_repo, config=config)
+    report = api.impact(shop_repo, symbols=[FORMAT_MONEY], config=config)
+    by_name = {i.qualname: i for i in report.impacted}
+    refund = by_name["shop.payments.Payment.refund"]
+    assert (refund.depth, refund.tier, refund.via) == (1, "will_break", ["shop.payments.Payment.refund", FORMAT_MONEY])
+    assert by_name["shop.billing.invoice.Invoice.render"].tier == "will_break"  # through the `fmt` alias
+    test_refund = next(t for t in report.tests if t.qualname == "tests.test_invoice.TestPayment.test_refund")
+    assert test_refund.pytest_id == "tests/test_invoice.py::TestPayment::test_refund"
+    assert test_refund.depth == 2 and test_refund.via[-1] == FORMAT_MONEY
+    document = report.to_dict()
+    assert set(document) >= {"branch", "commit", "changed", "impacted", "tests", "risk", "exact", "unknowns"}
+    assert document["changed"][0]["change"] == "modified" and document["risk"] in ("medium", "high")
+
+
+def test_a_diff_is_read_symbol_by_symbol_on_both_sides(shop_repo: Path, config):
+    api.ingest(shop_repo, config=config)  # the graph holds the base of the change
+    files = read_tree(FIXTURES / "shop")
+    money = files["src/shop/core/money.py"].decode()
+    changed = money.replace("def format_money(amount):", "def format_money(amount, currency):").replace(
+        'CURRENCY = "EUR"', 'CURRENCY = "EUR"\n\n\ndef parse_money(text):\n    return float(text)'
+    )
+    invoice = files["src/shop/billing/invoice.py"].decode()
+    invoice = invoice.replace("    def export(self):\n        return self.exporter.send(self)\n", "")
+    invoice = invoice.replace(
+        "net = sum(line.amount for line in self.lines)", "net = sum(l.amount for l in self.lines)"
+    )
+    from dulwich.repo import Repo
+
+    commit_files(
+        Repo(str(shop_repo)),
+        {**files, "src/shop/core/money.py": changed.encode(), "src/shop/billing/invoice.py": invoice.encode()},
+    )
+    report = api.impact(shop_repo, diff="HEAD~1..HEAD", config=config)
+    changes = {c["qualname"]: c["change"] for c in report.changed}
+    assert changes == {
+        FORMAT_MONEY: "signature",
+        "shop.core.money.parse_money": "added",
+        "shop.billing.invoice.Invoice.export": "deleted",
+        "shop.billing.invoice.Invoice.total": "modified",
+    }
+    assert report.risk == "critical"  # a changed signature whose callers are still there
+    assert any("signature" in r or "deleted" in r for r in report.reasons)
+    result = CliRunner().invoke(
+        cli,
+        ["impact", str(shop_repo), "--diff", "HEAD~1..HEAD", "--fail-on", "high"],
+        env={"BRANCHGRAPH_NEO4J_URI": config.neo4j_uri, "BRANCHGRAPH_DATABASE_URL": config.database_url,
+             "BRANCHGRAPH_EMBEDDER": "hashing"},
+    )  # fmt: skip
+    assert result.exit_code == EXIT_RISK, result.output
+    assert "**critical** risk" in result.output and "```mermaid" in result.output and "pytest tests/" in result.output
+
+
+def test_unresolved_references_that_name_a_changed_symbol_are_never_no_impact(repo_dir: Path, config):
+    from gitrepo import init_repo
+
+    commit_files(
+        init_repo(repo_dir),
+        {
+            "lib.py": "def checksum(data):\n    return sum(data)\n",
+            "app.py": "def run(plugin):\n    return plugin.checksum(b'x')\n",  # the receiver's type is unknown
+        },
+    )
+    api.ingest(repo_dir, config=config)
+    report = api.impact(repo_dir, symbols=["lib.checksum"], config=config)
+    assert report.impacted == [] and not report.exact
+    assert [(u.raw, u.line) for u in report.unknowns["app.py"]] == [("plugin.checksum", 2)]
+    assert report.risk == "medium" and report.reaches("medium") and not report.reaches("high")
+    as_json = CliRunner().invoke(
+        cli,
+        ["impact", str(repo_dir), "--symbol", "lib.checksum", "--json"],
+        env={"BRANCHGRAPH_NEO4J_URI": config.neo4j_uri, "BRANCHGRAPH_DATABASE_URL": config.database_url,
+             "BRANCHGRAPH_EMBEDDER": "hashing"},
+    )  # fmt: skip
+    assert json.loads(as_json.output)["unknowns"]["app.py"][0]["raw"] == "plugin.checksum"
