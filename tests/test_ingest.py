@@ -247,7 +247,19 @@ def test_named_query_parameters_are_checked():
         api.run_named_query("callers", {"nope": 1})
     with pytest.raises(UnknownQuery, match="no named query"):
         api.run_named_query("nosuch", {})
-    assert {q.name for q in api.list_queries()} == {"callers", "callees", "dangling", "expand", "symbol", "tests_for"}
+    assert {q.name for q in api.list_queries()} == {
+        "callers",
+        "callees",
+        "dangling",
+        "expand",
+        "impact_step",
+        "impact_tests",
+        "impact_unknowns",
+        "impact_upstream",
+        "symbol",
+        "symbols_named",
+        "tests_for",
+    }
 
 
 def test_a_bare_clone_is_indexed_from_its_object_store(shop_repo: Path, tmp_path: Path, config, graph_store):

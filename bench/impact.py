@@ -1,0 +1,102 @@
+"""Impact analysis speed on django (issue 11's figures), against bounds measured in the same run.
+
+1. `impact --symbol` for the django functions with the most users (those with more than 100
+   transitive users within 3 hops): p50/p95 over repeated runs, beside the one variable-length
+   Cypher query a user would write for the same walk (`impact_upstream`).
+2. `impact --diff` of a 10-file commit (one line changed inside a function of each of 10
+   files): its time beside the incremental ingest of that same commit.
+
+Not here yet: test selection scored against coverage.py's dynamic contexts (issue 11, item 2).
+
+    BRANCHGRAPH_NEO4J_URI=bolt://127.0.0.1:7687 python bench/impact.py [--corpus Django==5.1.4]
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import random
+import statistics
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+from corpus import commit_sdist, drop_repo, fetch_sdist, git
+
+from branchgraph import api
+from branchgraph.core.config import Config
+from retrieval import percentile
+
+RUNS = 15
+
+
+def busiest_functions(ws: api.Workspace, repo: str, n: int = 12) -> list[str]:
+    rows = ws.graph.read_query(
+        "MATCH (f:Function {repo: $repo, branch: 'main'})<-[:CALLS]-(c) "
+        "RETURN f.qualname AS q, count(c) AS users ORDER BY users DESC, q LIMIT $n",
+        {"repo": repo, "n": n},
+    )
+    return [r["q"] for r in rows]
+
+
+def ms(fn) -> float:
+    start = time.perf_counter()
+    fn()
+    return (time.perf_counter() - start) * 1000
+
+
+def ten_file_commit(root: Path) -> None:
+    """Change one line inside a function in each of 10 files, and commit."""
+    rng = random.Random(11)
+    files = sorted(p for p in root.glob("django/**/*.py") if "\n    return " in p.read_text(errors="ignore"))
+    for path in rng.sample(files, 10):
+        text = path.read_text()
+        path.write_text(text.replace("\n    return ", "\n    # reviewed\n    return ", 1))
+    git(root, "commit", "-qam", "ten files")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--corpus", default="Django==5.1.4", help="PACKAGE==VERSION from PyPI")
+    args = parser.parse_args()
+    package, version = args.corpus.split("==")
+    with tempfile.TemporaryDirectory(prefix="branchgraph-bench-") as tmp:
+        root = Path(tmp) / f"{package}-{uuid.uuid4().hex[:8]}"
+        commit_sdist(fetch_sdist(package, version), root)
+        config = dataclasses.replace(Config.load(), index_dir=Path(tmp) / "index", embedder="none")
+        try:
+            summary = api.ingest(root, config=config)
+            with api.Workspace(root, config=config) as ws:
+                wide = []
+                for qualname in busiest_functions(ws, summary.repo):
+                    report = api.impact(root, symbols=[qualname], config=config)
+                    if len(report.impacted) > 100:
+                        wide.append((qualname, len(report.impacted), len(report.tests)))
+                print(f"{package} {version}: {len(wide)} functions with over 100 users within 3 hops")
+                for qualname, users, tests in wide[:5]:
+                    ours = [ms(lambda q=qualname: api.impact(root, symbols=[q], config=config)) for _ in range(RUNS)]
+                    query = [
+                        ms(lambda q=qualname: ws.named("impact_upstream", {"qualnames": [q], "depth": 3}))
+                        for _ in range(RUNS)
+                    ]
+                    print(
+                        f"  {qualname}: {users} users, {tests} tests; impact p50 {statistics.median(ours):.0f} ms, "
+                        f"p95 {percentile(ours, 95):.0f} ms (target 200); one Cypher query for the walk "
+                        f"p50 {statistics.median(query):.0f} ms (ratio {statistics.median(ours) / statistics.median(query):.2f})"
+                    )
+            ten_file_commit(root)
+            diff = [ms(lambda: api.impact(root, diff="HEAD", config=config)) for _ in range(5)]
+            report = api.impact(root, diff="HEAD", config=config)
+            update = api.ingest(root, config=config).seconds["total"] * 1000
+            print(
+                f"impact --diff of a 10-file commit ({len(report.changed)} symbols changed, {len(report.impacted)} "
+                f"users): p50 {statistics.median(diff):.0f} ms (target 1000); the incremental ingest of the same "
+                f"commit {update:.0f} ms (ratio {statistics.median(diff) / update:.2f})"
+            )
+        finally:
+            drop_repo(root, config)
+
+
+if __name__ == "__main__":
+    main()
