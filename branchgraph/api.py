@@ -33,7 +33,15 @@ from branchgraph.graph.protocols import (
     IndexState,
 )
 from branchgraph.impact.analysis import ImpactReport, analyze
-from branchgraph.impact.changes import MODIFIED, ChangedSymbol, changed_symbols, diff_files, worktree_files
+from branchgraph.impact.changes import (
+    MODIFIED,
+    ChangedSymbol,
+    added_lines,
+    changed_symbols,
+    diff_files,
+    worktree_files,
+)
+from branchgraph.impact.check import Finding, to_sarif, to_text, unresolved_in
 from branchgraph.impact.render import to_markdown, to_mermaid
 from branchgraph.ingest.pipeline import (
     IngestOptions,
@@ -80,12 +88,14 @@ __all__ = [
     "Check",
     "Config",
     "ContextResult",
+    "Finding",
     "IngestSummary",
     "NamedQuery",
     "Progress",
     "PrunedBranch",
     "SearchHit",
     "Workspace",
+    "check",
     "context",
     "cypher",
     "doctor",
@@ -103,6 +113,8 @@ __all__ = [
     "stop_services",
     "to_markdown",
     "to_mermaid",
+    "to_sarif",
+    "to_text",
 ]
 
 
@@ -724,3 +736,43 @@ def _diff_range(repo: Repo, spec: str) -> tuple[str, str]:
     if not head.parents:
         raise GitError(f"{spec!r} is a root commit: give a range (A..B)")
     return head.parents[0].decode("ascii"), head.id.decode("ascii")
+
+
+def check(
+    path: str | Path = ".",
+    *,
+    branch: str | None = None,
+    diff: str | None = None,
+    files: list[str] | None = None,
+    config: Config | None = None,
+) -> list[Finding]:
+    """The validation gate: references in the new or changed lines of a ``diff`` (the branch
+    must be indexed at its head), or in whole ``files``, that resolve to nothing on the branch
+    (external ones are fine), each with the nearest names the branch defines."""
+    if bool(diff) == bool(files):
+        raise ValueError("check a diff or some files (one of the two)")
+    root, config = _root_and_config(path, config)
+    with Workspace(root, config=config) as ws, ws.reading(None, branch) as s:
+        lines: dict[str, set[int] | None]
+        if diff:
+            base, head = _diff_range(s.repo, diff)
+            if head != s.record.indexed_commit:
+                raise NotIndexed(
+                    f"{s.name}@{s.branch} is indexed at {s.record.indexed_commit[:12]}, not at the diff's head "
+                    f"{head[:12]}: ingest it there first (`branchgraph ingest --branch {s.branch} --rev {head[:12]}`)"
+                )
+            lines = dict(added_lines(diff_files(s.repo, base, head)))
+        else:
+            lines = {_repo_relative(root, f): None for f in files or []}
+        return unresolved_in(ws.graph, s.name, s.branch, lines)
+
+
+def _repo_relative(root: Path, file: str) -> str:
+    """A file named from here (or absolutely) or from the repository root, as a repository path."""
+    given = Path(file)
+    if not given.is_absolute() and not given.exists():
+        return given.as_posix()  # already relative to the root
+    resolved = given.resolve()
+    if not resolved.is_relative_to(root):
+        raise ValueError(f"{file} is not inside the repository at {root}")
+    return resolved.relative_to(root).as_posix()

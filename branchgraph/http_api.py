@@ -26,6 +26,7 @@ from branchgraph.api import (
     MAX_ENTRIES,
     MAX_K,
     Workspace,
+    check,
     impact,
     to_markdown,
     to_mermaid,
@@ -66,6 +67,13 @@ class ImpactRequest(BaseModel):
     diff: str | None = Field(None, max_length=255, description="A..B, A...B or one commit.")
     depth: int = Field(3, ge=1, le=IMPACT_MAX_DEPTH)
     format: str = Field("json", pattern="^(json|md|mermaid)$")
+
+
+class CheckRequest(BaseModel):
+    repo: str | None = Field(None, max_length=4096)
+    branch: str | None = Field(None, max_length=255)
+    diff: str | None = Field(None, max_length=255, description="Check the new and changed lines of this range.")
+    files: list[str] | None = Field(None, max_length=500, description="Or check these files as indexed.")
 
 
 class SearchRequest(BaseModel):
@@ -150,6 +158,12 @@ def create_app(workspace: Workspace, token: str | None = None, max_body_bytes: i
         if body.format == "mermaid":
             return {"mermaid": to_mermaid(report)}
         return report.to_dict()
+
+    @app.post("/v1/check", summary="References in new or changed code that resolve to nothing on the branch")
+    def check_code(body: CheckRequest) -> dict[str, Any]:
+        root = workspace.resolve_repo(body.repo)
+        findings = check(root, branch=body.branch, diff=body.diff, files=body.files, config=workspace.config)
+        return {"ok": not findings, "findings": [f.to_dict() for f in findings]}
 
     @app.get("/v1/status", summary="Index state of every branch of a repository")
     def status(repo: str | None = Query(None, max_length=4096)) -> dict[str, Any]:

@@ -14,12 +14,14 @@ from mcp.server.mcpserver.exceptions import ToolError
 
 from branchgraph import BranchgraphError
 from branchgraph.api import MAX_BUDGET_TOKENS, MAX_DEPTH, MAX_K, MAX_REMOTE_ROWS, Config, Workspace
+from branchgraph.api import check as api_check
 from branchgraph.api import impact as api_impact
 
 INSTRUCTIONS = (
     "branchgraph indexes a git repository per branch as a code graph (functions, classes, calls, "
     "imports, inheritance, tests). Start with `context` for a question about the code; use `search` "
-    "to find symbols, `impact` for what a change affects (users, tests, risk), `callers`/`callees` to "
+    "to find symbols, `impact` for what a change affects (users, tests, risk), `check` that new code "
+    "only uses what exists, `callers`/`callees` to "
     "walk calls, `symbol` to read one, `status` to see how fresh the index is, `cypher` for anything "
     "else (read-only). `branch` defaults to the checked-out branch."
 )
@@ -110,6 +112,18 @@ def create_server(path: str | Path = ".", config: Config | None = None) -> MCPSe
             config=ws.config,
         )
         return report.to_dict()
+
+    @server.tool()
+    @_anticipated
+    def check(diff: str | None = None, files: list[str] | None = None, branch: str | None = None) -> dict[str, Any]:
+        """Check code you wrote against the branch before relying on it: every call, import,
+        base class and type it uses must exist on the branch (or be external). Give a git
+        `diff` range (the branch must be indexed at its head) or `files` (repository paths, as
+        indexed). Returns `ok` and `findings` (file, line, the reference as written, and the
+        nearest names that do exist — a misspelling or a renamed function)."""
+        ws = workspace()
+        findings = api_check(ws.root, branch=branch, diff=diff, files=files, config=ws.config)
+        return {"ok": not findings, "findings": [f.to_dict() for f in findings]}
 
     @server.tool()
     @_anticipated

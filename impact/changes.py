@@ -73,6 +73,15 @@ def changed_symbols(files: list[FileVersions]) -> list[ChangedSymbol]:
     return out
 
 
+def added_lines(files: list[FileVersions]) -> dict[str, set[int]]:
+    """Per source file that exists after the change, its new or changed lines (1-based)."""
+    return {
+        f.path: _changed_lines(_lines(f.old), _lines(f.new))[1]
+        for f in files
+        if f.new is not None and language_for_path(f.path) is not None
+    }
+
+
 def diff_files(repo: Repo, base: str, head: str) -> list[FileVersions]:
     """Changed files between two commits (renames as a deletion and an addition)."""
     changes = git.diff_commits(repo, base, head, detect_renames=False)

@@ -173,3 +173,11 @@ def test_impact_over_http_as_json_and_as_a_pr_comment(workspace):
         assert status == 200 and body["markdown"].startswith("### branchgraph impact")
         assert http.call("POST", "/v1/impact", {"symbols": ["no.such.symbol"]})[0] == 404
         assert http.call("POST", "/v1/impact", {"symbols": ["x"], "depth": 9})[0] == 422
+
+
+def test_check_over_http(workspace):
+    with Served(create_app(workspace)) as http:
+        status, body = http.call("POST", "/v1/check", {"files": ["src/shop/billing/invoice.py"]})
+        assert status == 200 and body["ok"] is False  # `self.exporter.send` and `self.validate` dangle
+        assert {f["raw"] for f in body["findings"]} >= {"self.exporter.send"}
+        assert http.call("POST", "/v1/check", {})[0] == 400

@@ -94,3 +94,33 @@ def test_unresolved_references_that_name_a_changed_symbol_are_never_no_impact(re
              "BRANCHGRAPH_EMBEDDER": "hashing"},
     )  # fmt: skip
     assert json.loads(as_json.output)["unknowns"]["app.py"][0]["raw"] == "plugin.checksum"
+
+
+def test_check_reports_references_that_resolve_to_nothing_with_the_nearest_names(repo_dir: Path, config):
+    from dulwich.repo import Repo
+    from gitrepo import init_repo
+
+    lib = "def compute_total(items):\n    return sum(items)\n"
+    commit_files(init_repo(repo_dir), {"lib.py": lib, "app.py": "import lib\n\n\ndef run():\n    return 1\n"})
+    # Generated code calls a function that does not exist (misspelt) and one that does.
+    commit_files(
+        Repo(str(repo_dir)),
+        {
+            "lib.py": lib,
+            "app.py": "import lib\n\n\ndef run(items):\n    lib.compute_totl(items)\n    return lib.compute_total(items)\n",
+        },
+    )
+    api.ingest(repo_dir, config=config)
+    findings = api.check(repo_dir, diff="HEAD", config=config)
+    assert [(f.path, f.line, f.raw, f.suggestions) for f in findings] == [
+        ("app.py", 5, "lib.compute_totl", ["lib.compute_total"])
+    ]
+    env = {"BRANCHGRAPH_NEO4J_URI": config.neo4j_uri, "BRANCHGRAPH_DATABASE_URL": config.database_url,
+           "BRANCHGRAPH_EMBEDDER": "hashing"}  # fmt: skip
+    sarif = CliRunner().invoke(cli, ["check", "--repo", str(repo_dir), "--diff", "HEAD", "--format", "sarif"], env=env)
+    assert sarif.exit_code == 1
+    result = json.loads(sarif.output)["runs"][0]["results"][0]
+    assert result["locations"][0]["physicalLocation"]["region"]["startLine"] == 5
+    assert "did you mean lib.compute_total" in result["message"]["text"]
+    clean = CliRunner().invoke(cli, ["check", "--repo", str(repo_dir), str(repo_dir / "lib.py")], env=env)
+    assert clean.exit_code == 0 and "every reference" in clean.output, clean.output

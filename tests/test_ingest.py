@@ -250,6 +250,7 @@ def test_named_query_parameters_are_checked():
     assert {q.name for q in api.list_queries()} == {
         "callers",
         "callees",
+        "check_dangling",
         "dangling",
         "expand",
         "impact_step",
@@ -257,6 +258,7 @@ def test_named_query_parameters_are_checked():
         "impact_unknowns",
         "impact_upstream",
         "symbol",
+        "symbol_names",
         "symbols_named",
         "tests_for",
     }

@@ -81,7 +81,17 @@ def test_tools_answer_over_stdio(shop_repo: Path, config):
 
     got = anyio.run(session)
     described = {tool.name: tool.description for tool in got["tools"].tools}
-    assert set(described) == {"context", "search", "impact", "callers", "callees", "symbol", "status", "cypher"}
+    assert set(described) == {
+        "context",
+        "search",
+        "impact",
+        "check",
+        "callers",
+        "callees",
+        "symbol",
+        "status",
+        "cypher",
+    }
     assert all(len(text) > 60 for text in described.values()), "every tool is documented for the agent"
 
     context = payload(got["context"])
