@@ -33,6 +33,7 @@ from branchgraph.graph.protocols import (
     IndexState,
 )
 from branchgraph.impact.analysis import ImpactReport, analyze
+from branchgraph.impact.branch_diff import BranchDiff, diff_branches
 from branchgraph.impact.changes import (
     MODIFIED,
     ChangedSymbol,
@@ -42,7 +43,7 @@ from branchgraph.impact.changes import (
     worktree_files,
 )
 from branchgraph.impact.check import Finding, to_sarif, to_text, unresolved_in
-from branchgraph.impact.render import to_markdown, to_mermaid
+from branchgraph.impact.render import diff_markdown, diff_mermaid, to_markdown, to_mermaid
 from branchgraph.ingest.pipeline import (
     IngestOptions,
     IngestStores,
@@ -98,6 +99,9 @@ __all__ = [
     "check",
     "context",
     "cypher",
+    "diff",
+    "diff_markdown",
+    "diff_mermaid",
     "doctor",
     "git_hooks_dir",
     "impact",
@@ -776,3 +780,10 @@ def _repo_relative(root: Path, file: str) -> str:
     if not resolved.is_relative_to(root):
         raise ValueError(f"{file} is not inside the repository at {root}")
     return resolved.relative_to(root).as_posix()
+
+
+def diff(base: str, head: str, path: str | Path = ".", *, config: Config | None = None) -> BranchDiff:
+    """The graph-to-graph diff of two indexed branches of the repository at ``path``."""
+    root, config = _root_and_config(path, config)
+    with Workspace(root, config=config) as ws, ws.reading(None, base) as b, ws.reading(None, head) as h:
+        return diff_branches(ws.graph, b.name, b.branch, h.branch)

@@ -301,6 +301,31 @@ def impact(
         sys.exit(EXIT_RISK)
 
 
+@cli.command("diff")
+@click.argument("base")
+@click.argument("head")
+@click.option(
+    "--repo", "path", default=".", type=click.Path(exists=True, file_okay=False), help="Repository (default: .)."
+)
+@click.option(
+    "--format", "fmt", type=click.Choice(["md", "json", "mermaid"]), default="md", show_default=True, help="Output."
+)
+def diff_command(base: str, head: str, path: str, fmt: str) -> None:
+    """The graph-to-graph diff of two indexed branches BASE and HEAD: files and symbols added,
+    removed, modified or re-signed, references added and removed by edge type, references that
+    resolved on BASE and dangle on HEAD, and the tests that reach what changed.
+
+    Example: branchgraph diff main feature/refunds --format json
+    """
+    d = api.diff(base, head, path)
+    if fmt == "json":
+        _emit_json(d.to_dict())
+    elif fmt == "mermaid":
+        click.echo(api.diff_mermaid(d))
+    else:
+        click.echo(api.diff_markdown(d), nl=False)
+
+
 @cli.command()
 @click.argument("files", nargs=-1, type=click.Path(dir_okay=False))
 @click.option(

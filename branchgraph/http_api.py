@@ -27,6 +27,7 @@ from branchgraph.api import (
     MAX_K,
     Workspace,
     check,
+    diff,
     impact,
     to_markdown,
     to_mermaid,
@@ -74,6 +75,12 @@ class CheckRequest(BaseModel):
     branch: str | None = Field(None, max_length=255)
     diff: str | None = Field(None, max_length=255, description="Check the new and changed lines of this range.")
     files: list[str] | None = Field(None, max_length=500, description="Or check these files as indexed.")
+
+
+class DiffRequest(BaseModel):
+    repo: str | None = Field(None, max_length=4096)
+    base: str = Field(max_length=255, description="Indexed base branch.")
+    head: str = Field(max_length=255, description="Indexed head branch.")
 
 
 class SearchRequest(BaseModel):
@@ -164,6 +171,10 @@ def create_app(workspace: Workspace, token: str | None = None, max_body_bytes: i
         root = workspace.resolve_repo(body.repo)
         findings = check(root, branch=body.branch, diff=body.diff, files=body.files, config=workspace.config)
         return {"ok": not findings, "findings": [f.to_dict() for f in findings]}
+
+    @app.post("/v1/diff", summary="Graph-to-graph diff of two indexed branches")
+    def diff_branches(body: DiffRequest) -> dict[str, Any]:
+        return diff(body.base, body.head, workspace.resolve_repo(body.repo), config=workspace.config).to_dict()
 
     @app.get("/v1/status", summary="Index state of every branch of a repository")
     def status(repo: str | None = Query(None, max_length=4096)) -> dict[str, Any]:

@@ -15,13 +15,14 @@ from mcp.server.mcpserver.exceptions import ToolError
 from branchgraph import BranchgraphError
 from branchgraph.api import MAX_BUDGET_TOKENS, MAX_DEPTH, MAX_K, MAX_REMOTE_ROWS, Config, Workspace
 from branchgraph.api import check as api_check
+from branchgraph.api import diff as api_diff
 from branchgraph.api import impact as api_impact
 
 INSTRUCTIONS = (
     "branchgraph indexes a git repository per branch as a code graph (functions, classes, calls, "
     "imports, inheritance, tests). Start with `context` for a question about the code; use `search` "
     "to find symbols, `impact` for what a change affects (users, tests, risk), `check` that new code "
-    "only uses what exists, `callers`/`callees` to "
+    "only uses what exists, `diff` to compare two branches, `callers`/`callees` to "
     "walk calls, `symbol` to read one, `status` to see how fresh the index is, `cypher` for anything "
     "else (read-only). `branch` defaults to the checked-out branch."
 )
@@ -124,6 +125,15 @@ def create_server(path: str | Path = ".", config: Config | None = None) -> MCPSe
         ws = workspace()
         findings = api_check(ws.root, branch=branch, diff=diff, files=files, config=ws.config)
         return {"ok": not findings, "findings": [f.to_dict() for f in findings]}
+
+    @server.tool()
+    @_anticipated
+    def diff(base: str, head: str) -> dict[str, Any]:
+        """Compare two indexed branches as graphs: symbols added, removed, modified or with a
+        new signature; references added and removed by kind; references that worked on `base`
+        and are broken on `head`; and the tests that reach what changed."""
+        ws = workspace()
+        return api_diff(base, head, ws.root, config=ws.config).to_dict()
 
     @server.tool()
     @_anticipated

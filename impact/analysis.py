@@ -104,8 +104,8 @@ def analyze(
             f"(e.g. {missing[0].qualname}): index the branch at the change's base or head for their users"
         )
     start = {row["id"]: row["qualname"] for row in found.values()}
-    report.impacted = _upstream(graph, start, depth)
-    report.tests = _tests(graph, start, report.impacted)
+    report.impacted = users_of(graph, start, depth)
+    report.tests = tests_reaching(graph, start, report.impacted)
     names = sorted({c.name for c in changes})
     for row in graph.named_query("impact_unknowns", {"repo": repo, "branch": branch, "names": names}, limit=5000):
         unknown = Unknown(row["path"], row["user"], row["raw"], row["line"], row["edge"])
@@ -132,7 +132,7 @@ def _changed_row(change: ChangedSymbol, node: dict[str, Any] | None) -> dict[str
     }
 
 
-def _upstream(graph: GraphReader, start: dict[str, str], depth: int) -> list[Impacted]:
+def users_of(graph: GraphReader, start: dict[str, str], depth: int) -> list[Impacted]:
     """Callers and subclasses level by level; each keeps the first (shortest) path found."""
     via: dict[str, list[str]] = {node_id: [qualname] for node_id, qualname in start.items()}
     out: list[Impacted] = []
@@ -164,7 +164,7 @@ def _upstream(graph: GraphReader, start: dict[str, str], depth: int) -> list[Imp
     return out
 
 
-def _tests(graph: GraphReader, start: dict[str, str], impacted: list[Impacted]) -> list[TestToRun]:
+def tests_reaching(graph: GraphReader, start: dict[str, str], impacted: list[Impacted]) -> list[TestToRun]:
     """Tests that call a changed or impacted symbol, and impacted symbols that are tests."""
     depth_of = {node_id: 0 for node_id in start} | {i.id: i.depth for i in impacted}
     via_of = {node_id: [q] for node_id, q in start.items()} | {i.id: i.via for i in impacted}

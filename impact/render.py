@@ -1,10 +1,11 @@
-"""An impact report as a pull-request comment (Markdown) and as a Mermaid graph."""
+"""An impact report or a branch diff as a pull-request comment (Markdown) and as a Mermaid graph."""
 
 from __future__ import annotations
 
 from collections import Counter
 
 from branchgraph.impact.analysis import FAR_TIER, TIERS, ImpactReport
+from branchgraph.impact.branch_diff import BranchDiff
 
 MERMAID_NODES = 30
 _TIER_TITLES = {
@@ -68,4 +69,50 @@ def to_mermaid(report: ImpactReport) -> str:
     for path, count in Counter(i.path for i in rest).most_common():
         lines.append(f'  {node("file:" + path)}["{count} more in {path}"]')
     lines.append("  classDef changed fill:#fdd,stroke:#c33")
+    return "\n".join(lines)
+
+
+def diff_markdown(d: BranchDiff) -> str:
+    s = d.symbols
+    lines = [
+        f"### branchgraph diff `{d.base}` → `{d.head}`",
+        "",
+        f"Files: {len(d.files['added'])} added, {len(d.files['removed'])} removed, {len(d.files['modified'])} modified. "
+        f"Symbols: {len(s['added'])} added, {len(s['removed'])} removed, {len(s['modified'])} modified, "
+        f"{len(s['signature'])} with a new signature. {len(d.broken)} references broken; {len(d.tests)} tests affected.",
+        "",
+        "| edges | added | removed |",
+        "|---|---|---|",
+        *[
+            f"| {kind} | {d.edges_added[kind]} | {d.edges_removed[kind]} |"
+            for kind in sorted(set(d.edges_added) | set(d.edges_removed))
+        ],
+    ]
+    for group in ("removed", "signature", "added", "modified"):
+        if s[group]:
+            lines += ["", f"#### {group.capitalize()}", ""]
+            lines += [f"- `{x['qualname']}` ({x['path']}:{x['start_line']})" for x in s[group]]
+    if d.broken:
+        lines += ["", "#### Broken references (resolved on the base, dangling now)", ""]
+        lines += [f"- {b['path']}:{b['line']}: `{b['raw']}` in `{b['user']}` (was `{b['was']}`)" for b in d.broken]
+    if d.tests:
+        lines += ["", "#### Tests affected", ""] + [f"- `{t['qualname']}` ({t['path']})" for t in d.tests]
+    return "\n".join(lines) + "\n"
+
+
+def diff_mermaid(d: BranchDiff) -> str:
+    """The changed symbols grouped by change, and each broken reference, at most ``MERMAID_NODES`` nodes."""
+    lines = ["flowchart LR"]
+    count = 0
+    for group, style in (("removed", "removed"), ("signature", "changed"), ("added", "added"), ("modified", "changed")):
+        for x in d.symbols[group]:
+            if count >= MERMAID_NODES:
+                break
+            lines.append(f'  s{count}["{group}: {x["qualname"]}"]:::{style}')
+            count += 1
+    for b in d.broken[: max(MERMAID_NODES - count, 0)]:
+        lines.append(f'  b{count}["{b["user"]}"] -. "{b["raw"]} dangles" .-> r{count}["{b["was"]}"]:::removed')
+        count += 1
+    lines += ["  classDef removed fill:#fdd,stroke:#c33", "  classDef added fill:#dfd,stroke:#3a3",
+              "  classDef changed fill:#ffd,stroke:#aa3"]  # fmt: skip
     return "\n".join(lines)

@@ -181,3 +181,10 @@ def test_check_over_http(workspace):
         assert status == 200 and body["ok"] is False  # `self.exporter.send` and `self.validate` dangle
         assert {f["raw"] for f in body["findings"]} >= {"self.exporter.send"}
         assert http.call("POST", "/v1/check", {})[0] == 400
+
+
+def test_diff_over_http_of_a_branch_with_itself_is_empty(workspace):
+    with Served(create_app(workspace)) as http:
+        status, body = http.call("POST", "/v1/diff", {"base": "main", "head": "main"})
+        assert status == 200 and body["files"] == {"added": [], "removed": [], "modified": []}
+        assert http.call("POST", "/v1/diff", {"base": "main", "head": "nope"})[0] == 404

@@ -124,3 +124,42 @@ def test_check_reports_references_that_resolve_to_nothing_with_the_nearest_names
     assert "did you mean lib.compute_total" in result["message"]["text"]
     clean = CliRunner().invoke(cli, ["check", "--repo", str(repo_dir), str(repo_dir / "lib.py")], env=env)
     assert clean.exit_code == 0 and "every reference" in clean.output, clean.output
+
+
+def test_the_graph_diff_of_two_branches(shop_repo: Path, config):
+    from dulwich.repo import Repo
+
+    api.ingest(shop_repo, config=config)
+    files = read_tree(FIXTURES / "shop")
+    money = files["src/shop/core/money.py"].decode()
+    money = money[: money.index("def format_money")] + "def parse_money(text):\n    return float(text)\n"
+    invoice = files["src/shop/billing/invoice.py"].decode()
+    invoice = invoice.replace("def add_line(self, amount):", "def add_line(self, amount, note=None):")
+    invoice = invoice.replace(
+        "net = sum(line.amount for line in self.lines)", "net = sum(l.amount for l in self.lines)"
+    )
+    commit_files(
+        Repo(str(shop_repo)),
+        {**files, "src/shop/core/money.py": money.encode(), "src/shop/billing/invoice.py": invoice.encode()},
+        branch="feature",
+        parents=[Repo(str(shop_repo)).refs[b"refs/heads/main"]],
+    )
+    api.ingest(shop_repo, branch="feature", config=config)
+    d = api.diff("main", "feature", shop_repo, config=config).to_dict()
+    names = {group: {s["qualname"] for s in d["symbols"][group]} for group in d["symbols"]}
+    assert names == {
+        "added": {"shop.core.money.parse_money"},
+        "removed": {FORMAT_MONEY},
+        "signature": {"shop.billing.invoice.Invoice.add_line"},
+        "modified": {"shop.billing.invoice.Invoice.total"},
+    }
+    assert d["files"]["modified"] == ["src/shop/billing/invoice.py", "src/shop/core/money.py"]
+    broken = {(b["user"], b["was"]) for b in d["broken_references"]}
+    assert ("shop.payments.Payment.refund", FORMAT_MONEY) in broken  # payments.py itself did not change
+    assert d["edges"]["removed"].get("CALLS", 0) >= 1
+    # TestPayment.test_refund calls Payment.refund, which calls the re-signed Invoice.add_line.
+    assert "tests.test_invoice.TestPayment.test_refund" in {t["qualname"] for t in d["tests"]}
+    env = {"BRANCHGRAPH_NEO4J_URI": config.neo4j_uri, "BRANCHGRAPH_DATABASE_URL": config.database_url,
+           "BRANCHGRAPH_EMBEDDER": "hashing"}  # fmt: skip
+    shown = CliRunner().invoke(cli, ["diff", "main", "feature", "--repo", str(shop_repo)], env=env)
+    assert shown.exit_code == 0 and "Broken references" in shown.output

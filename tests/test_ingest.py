@@ -248,11 +248,14 @@ def test_named_query_parameters_are_checked():
     with pytest.raises(UnknownQuery, match="no named query"):
         api.run_named_query("nosuch", {})
     assert {q.name for q in api.list_queries()} == {
+        "branch_files",
         "callers",
         "callees",
         "check_dangling",
         "dangling",
         "expand",
+        "file_edges",
+        "file_symbols",
         "impact_step",
         "impact_tests",
         "impact_unknowns",

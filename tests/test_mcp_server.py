@@ -86,6 +86,7 @@ def test_tools_answer_over_stdio(shop_repo: Path, config):
         "search",
         "impact",
         "check",
+        "diff",
         "callers",
         "callees",
         "symbol",
