@@ -5,6 +5,7 @@
    Cypher query a user would write for the same walk (`impact_upstream`).
 2. `impact --diff` of a 10-file commit (one line changed inside a function of each of 10
    files): its time beside the incremental ingest of that same commit.
+3. `diff` of two branches 40 files apart: its time beside the branch-off ingest of the second.
 
 Not here yet: test selection scored against coverage.py's dynamic contexts (issue 11, item 2).
 
@@ -46,14 +47,14 @@ def ms(fn) -> float:
     return (time.perf_counter() - start) * 1000
 
 
-def ten_file_commit(root: Path) -> None:
-    """Change one line inside a function in each of 10 files, and commit."""
-    rng = random.Random(11)
+def change_files(root: Path, count: int, seed: int) -> None:
+    """Change one line inside a function in each of ``count`` files, and commit."""
+    rng = random.Random(seed)
     files = sorted(p for p in root.glob("django/**/*.py") if "\n    return " in p.read_text(errors="ignore"))
-    for path in rng.sample(files, 10):
+    for path in rng.sample(files, count):
         text = path.read_text()
         path.write_text(text.replace("\n    return ", "\n    # reviewed\n    return ", 1))
-    git(root, "commit", "-qam", "ten files")
+    git(root, "commit", "-qam", f"{count} files")
 
 
 def main() -> None:
@@ -85,7 +86,7 @@ def main() -> None:
                         f"p95 {percentile(ours, 95):.0f} ms (target 200); one Cypher query for the walk "
                         f"p50 {statistics.median(query):.0f} ms (ratio {statistics.median(ours) / statistics.median(query):.2f})"
                     )
-            ten_file_commit(root)
+            change_files(root, 10, seed=11)
             diff = [ms(lambda: api.impact(root, diff="HEAD", config=config)) for _ in range(5)]
             report = api.impact(root, diff="HEAD", config=config)
             update = api.ingest(root, config=config).seconds["total"] * 1000
@@ -93,6 +94,17 @@ def main() -> None:
                 f"impact --diff of a 10-file commit ({len(report.changed)} symbols changed, {len(report.impacted)} "
                 f"users): p50 {statistics.median(diff):.0f} ms (target 1000); the incremental ingest of the same "
                 f"commit {update:.0f} ms (ratio {statistics.median(diff) / update:.2f})"
+            )
+            git(root, "checkout", "-qb", "feature")
+            change_files(root, 40, seed=12)
+            branch_off = api.ingest(root, branch="feature", config=config).seconds["total"] * 1000
+            graph_diff = [ms(lambda: api.diff("main", "feature", root, config=config)) for _ in range(5)]
+            d = api.diff("main", "feature", root, config=config)
+            print(
+                f"diff of two branches {len(d.files['modified'])} files apart "
+                f"({sum(len(v) for v in d.symbols.values())} symbols changed): p50 {statistics.median(graph_diff):.0f} ms "
+                f"(target 2000); the branch-off ingest of the second {branch_off:.0f} ms "
+                f"(ratio {statistics.median(graph_diff) / branch_off:.2f})"
             )
         finally:
             drop_repo(root, config)
