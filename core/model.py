@@ -67,8 +67,9 @@ class Node:
 class Edge:
     """A relationship. ``dst_label`` lets backends match the target through its label index.
 
-    Edges are keyed by (src, type, dst, raw): two calls of the same target written the same
-    way collapse into one edge that keeps the first use-site line.
+    Edges are keyed by (src, type, dst, raw): every use of the same target written the same
+    way collapses into one edge, which keeps the first use-site ``line``, every use-site line
+    (``lines``, sorted, distinct) and how many uses there are (``count``).
     """
 
     src: str
@@ -81,6 +82,8 @@ class Edge:
     resolved: bool = True
     inferred: bool = False
     via: str | None = None
+    lines: tuple[int, ...] = ()
+    count: int = 1
 
     def __post_init__(self) -> None:
         if self.type not in EDGE_TYPES:
@@ -94,6 +97,8 @@ class Edge:
         props: dict[str, Any] = {"raw": self.raw, "resolved": self.resolved, "inferred": self.inferred}
         if self.line is not None:
             props["line"] = self.line
+            props["lines"] = list(self.lines or (self.line,))
+            props["count"] = self.count
         if self.via is not None:
             props["via"] = self.via
         return props
@@ -122,7 +127,8 @@ def subgraph_fingerprint(subgraph: FileSubgraph) -> str:
     document = (
         sorted((n.id[cut:], n.label, n.path, sorted(n.props.items())) for n in subgraph.nodes),
         sorted(
-            (e.src[cut:], e.type, e.dst[cut:], e.raw, e.line, e.resolved, e.inferred, e.via) for e in subgraph.edges
+            (e.src[cut:], e.type, e.dst[cut:], e.raw, e.line, e.lines, e.count, e.resolved, e.inferred, e.via)
+            for e in subgraph.edges
         ),
         sorted((n.id[cut:], sorted(n.props.items())) for n in subgraph.unresolved),
     )

@@ -9,4 +9,4 @@ CALL (id) {
 MATCH (t)<-[r:CALLS|INHERITS_FROM]-(user)
 RETURN DISTINCT id AS target, type(r) AS edge, user.id AS id, labels(user)[0] AS kind, user.qualname AS qualname,
        user.path AS path, user.start_line AS start_line, user.end_line AS end_line,
-       coalesce(user.is_test, false) AS is_test
+       coalesce(user.is_test, false) AS is_test, coalesce(r.lines, [r.line]) AS lines

@@ -252,6 +252,8 @@ def _edge_rows(subgraphs: Sequence[FileSubgraph]) -> dict[tuple[str, str, str], 
                     "d": e.dst,
                     "raw": e.raw,
                     "line": e.line,
+                    "lines": list(e.lines or ((e.line,) if e.line is not None else ())) or None,
+                    "count": e.count if e.line is not None else None,
                     "resolved": e.resolved,
                     "inferred": e.inferred,
                     "via": e.via,
@@ -261,7 +263,10 @@ def _edge_rows(subgraphs: Sequence[FileSubgraph]) -> dict[tuple[str, str, str], 
 
 
 # Edge properties as a literal map: null values (no line, no via) leave the property unset.
-_EDGE_PROPS = "{branch: $branch, raw: r.raw, line: r.line, resolved: r.resolved, inferred: r.inferred, via: r.via}"
+_EDGE_PROPS = (
+    "{branch: $branch, raw: r.raw, line: r.line, lines: r.lines, count: r.count, resolved: r.resolved, "
+    "inferred: r.inferred, via: r.via}"
+)
 
 
 def _create_nodes_query(label: str) -> str:

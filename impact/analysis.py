@@ -31,6 +31,7 @@ class Impacted:
     depth: int
     tier: str
     via: list[str]  # qualnames from this symbol down to the changed one
+    lines: list[int]  # where this symbol uses the next one on ``via`` (every call site)
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,6 +158,7 @@ def users_of(graph: GraphReader, start: dict[str, str], depth: int) -> list[Impa
                     level,
                     TIERS.get(level, FAR_TIER),
                     via[row["id"]],
+                    sorted(line for line in row["lines"] or [] if line is not None),
                 )
             )
             if row["kind"] != "File":  # a module-level use has no callers of its own

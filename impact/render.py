@@ -35,8 +35,11 @@ def to_markdown(report: ImpactReport) -> str:
     for tier, title in _TIER_TITLES.items():
         rows = [i for i in report.impacted if i.tier == tier]
         if rows:
-            lines += ["", f"#### {title}", "", "| symbol | file | via |", "|---|---|---|"]
-            lines += [f"| `{i.qualname}` | {i.path}:{i.start_line} | {' → '.join(i.via[1:])} |" for i in rows]
+            lines += ["", f"#### {title}", "", "| symbol | file | call sites | via |", "|---|---|---|---|"]
+            lines += [
+                f"| `{i.qualname}` | {i.path}:{i.start_line} | {', '.join(map(str, i.lines))} | {' → '.join(i.via[1:])} |"
+                for i in rows
+            ]
     if report.tests:
         lines += ["", "#### Tests to run", "", "```sh", "pytest " + " ".join(t.pytest_id for t in report.tests), "```"]
     if report.unknowns:

@@ -9,6 +9,7 @@ A reference is never dropped.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 from branchgraph.core.extract import Definition, ParsedFile, conflict_extents
@@ -166,10 +167,14 @@ def _symbol_props(d: Definition, symbol: SymbolNode, has_conflict: bool) -> dict
 
 
 def _dedupe(edges: list[Edge]) -> list[Edge]:
-    """Keep one edge per (src, type, dst, raw), with the first use-site line."""
-    kept: dict[tuple[str, str, str, str], Edge] = {}
+    """One edge per (src, type, dst, raw), with the first use-site line, every use-site line
+    and the number of uses (impact analysis cites each call site)."""
+    uses: dict[tuple[str, str, str, str], list[Edge]] = {}
     for e in edges:
-        current = kept.get(e.key)
-        if current is None or (e.line or 0) < (current.line or 0):
-            kept[e.key] = e
-    return list(kept.values())
+        uses.setdefault(e.key, []).append(e)
+    out = []
+    for group in uses.values():
+        first = min(group, key=lambda e: e.line or 0)
+        lines = tuple(sorted({e.line for e in group if e.line is not None}))
+        out.append(dataclasses.replace(first, lines=lines, count=len(group)))
+    return out

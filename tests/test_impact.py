@@ -25,6 +25,7 @@ def test_users_by_depth_tests_and_pytest_ids_for_a_symbol(shop_repo: Path, confi
     by_name = {i.qualname: i for i in report.impacted}
     refund = by_name["shop.payments.Payment.refund"]
     assert (refund.depth, refund.tier, refund.via) == (1, "will_break", ["shop.payments.Payment.refund", FORMAT_MONEY])
+    assert refund.lines == [15]  # the call site in payments.py
     assert by_name["shop.billing.invoice.Invoice.render"].tier == "will_break"  # through the `fmt` alias
     test_refund = next(t for t in report.tests if t.qualname == "tests.test_invoice.TestPayment.test_refund")
     assert test_refund.pytest_id == "tests/test_invoice.py::TestPayment::test_refund"
@@ -163,3 +164,21 @@ def test_the_graph_diff_of_two_branches(shop_repo: Path, config):
            "BRANCHGRAPH_EMBEDDER": "hashing"}  # fmt: skip
     shown = CliRunner().invoke(cli, ["diff", "main", "feature", "--repo", str(shop_repo)], env=env)
     assert shown.exit_code == 0 and "Broken references" in shown.output
+
+
+def test_an_edge_keeps_every_call_site(repo_dir: Path, config, graph_store):
+    from gitrepo import init_repo
+
+    commit_files(
+        init_repo(repo_dir),
+        {"m.py": "def f(x):\n    return x\n\n\ndef g():\n    f(1)\n    f(f(2))\n    return f(3)\n"},
+    )
+    api.ingest(repo_dir, config=config)
+    [edge] = graph_store.read_query(
+        "MATCH (:Function {repo: $repo, name: 'g'})-[r:CALLS]->(:Function {name: 'f'}) "
+        "RETURN r.line AS line, r.lines AS lines, r.count AS count",
+        {"repo": repo_dir.name},
+    )
+    assert edge == {"line": 6, "lines": [6, 7, 8], "count": 4}
+    report = api.impact(repo_dir, symbols=["m.f"], config=config)
+    assert [(i.qualname, i.lines) for i in report.impacted] == [("m.g", [6, 7, 8])]
