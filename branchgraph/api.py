@@ -191,7 +191,7 @@ def ingest(
     options = IngestOptions(
         branch=branch, rev=rev, base=base, full=full, wait_for_lock=wait_for_lock, max_file_bytes=config.max_file_bytes
     )
-    with open_graph_store(config, root, progress) as graph, open_pg_store(config, root) as pg:
+    with open_pg_store(config, root) as pg, open_graph_store(config, root, progress) as graph:
         return ingest_branch(root, IngestStores(graph, pg, _embedder(config)), options, progress)
 
 
@@ -210,7 +210,7 @@ def ingest_all(
     repo = git.open_repo(root)
     heads = git.branch_refs(repo, remotes=remotes)
     summaries = []
-    with open_graph_store(config, root, progress) as graph, open_pg_store(config, root) as pg:
+    with open_pg_store(config, root) as pg, open_graph_store(config, root, progress) as graph:
         name = _key(root, repo, pg)
         stores = IngestStores(graph, pg, _embedder(config))
         pending = dict(heads)
@@ -237,7 +237,7 @@ def _files_to_do(repo: Repo, commit: str, indexed: list[str]) -> int:
 def status(path: str | Path = ".", *, config: Config | None = None) -> list[BranchStatus]:
     """Every indexed branch of the repository: commit, age, lag behind the branch head, counts."""
     root, config = _root_and_config(path, config)
-    with open_graph_store(config, root) as graph, open_pg_store(config, root) as pg:
+    with open_pg_store(config, root) as pg, open_graph_store(config, root) as graph:
         return _statuses(root, graph, pg)
 
 
@@ -306,12 +306,13 @@ class Workspace:
 
     def __init__(self, path: str | Path = ".", *, config: Config | None = None):
         self.root, self.config = _root_and_config(path, config)
-        # Stores first: a dead database fails at once, before a model is loaded.
-        self.graph = open_graph_store(self.config, self.root)
+        # Stores first: a dead database fails at once, before a model is loaded. PostgreSQL
+        # before Neo4j: a bad database URL fails in a second, before a managed Neo4j starts.
+        self.pg = open_pg_store(self.config, self.root)
         try:
-            self.pg = open_pg_store(self.config, self.root)
+            self.graph = open_graph_store(self.config, self.root)
         except BaseException:
-            self.graph.close()
+            self.pg.close()
             raise
         self._embedder: Embedder | None = None
         self._embedder_loaded = False
@@ -590,7 +591,7 @@ def prune(
     in_git = set(git.branch_refs(repo, remotes=True))
     now = datetime.now(UTC)
     pruned = []
-    with open_graph_store(config, root) as graph, open_pg_store(config, root) as pg:
+    with open_pg_store(config, root) as pg, open_graph_store(config, root) as graph:
         name = _key(root, repo, pg)
         for record in pg.branches(name):
             if deleted and record.branch not in in_git:
