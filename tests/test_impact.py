@@ -19,6 +19,19 @@ pytestmark = [pytest.mark.neo4j, pytest.mark.postgres]
 FORMAT_MONEY = "shop.core.money.format_money"
 
 
+def commit_shop_edit(shop_repo: Path, money_edit, invoice_edit, **where) -> None:
+    """Commit the shop fixture with money.py and invoice.py edited; ``where``: branch, parents."""
+    from dulwich.repo import Repo
+
+    files = read_tree(FIXTURES / "shop")
+    money = money_edit(files["src/shop/core/money.py"].decode())
+    invoice = invoice_edit(files["src/shop/billing/invoice.py"].decode()).replace(
+        "net = sum(line.amount for line in self.lines)", "net = sum(l.amount for l in self.lines)"
+    )  # Invoice.total changes in every edit
+    changed = {"src/shop/core/money.py": money.encode(), "src/shop/billing/invoice.py": invoice.encode()}
+    commit_files(Repo(str(shop_repo)), {**files, **changed}, **where)
+
+
 def test_users_by_depth_tests_and_pytest_ids_for_a_symbol(shop_repo: Path, config):
     api.ingest(shop_repo, config=config)
     report = api.impact(shop_repo, symbols=[FORMAT_MONEY], config=config)
@@ -37,21 +50,12 @@ def test_users_by_depth_tests_and_pytest_ids_for_a_symbol(shop_repo: Path, confi
 
 def test_a_diff_is_read_symbol_by_symbol_on_both_sides(shop_repo: Path, config):
     api.ingest(shop_repo, config=config)  # the graph holds the base of the change
-    files = read_tree(FIXTURES / "shop")
-    money = files["src/shop/core/money.py"].decode()
-    changed = money.replace("def format_money(amount):", "def format_money(amount, currency):").replace(
-        'CURRENCY = "EUR"', 'CURRENCY = "EUR"\n\n\ndef parse_money(text):\n    return float(text)'
-    )
-    invoice = files["src/shop/billing/invoice.py"].decode()
-    invoice = invoice.replace("    def export(self):\n        return self.exporter.send(self)\n", "")
-    invoice = invoice.replace(
-        "net = sum(line.amount for line in self.lines)", "net = sum(l.amount for l in self.lines)"
-    )
-    from dulwich.repo import Repo
-
-    commit_files(
-        Repo(str(shop_repo)),
-        {**files, "src/shop/core/money.py": changed.encode(), "src/shop/billing/invoice.py": invoice.encode()},
+    commit_shop_edit(
+        shop_repo,
+        lambda money: money.replace("def format_money(amount):", "def format_money(amount, currency):").replace(
+            'CURRENCY = "EUR"', 'CURRENCY = "EUR"\n\n\ndef parse_money(text):\n    return float(text)'
+        ),
+        lambda invoice: invoice.replace("    def export(self):\n        return self.exporter.send(self)\n", ""),
     )
     report = api.impact(shop_repo, diff="HEAD~1..HEAD", config=config)
     changes = {c["qualname"]: c["change"] for c in report.changed}
@@ -131,17 +135,10 @@ def test_the_graph_diff_of_two_branches(shop_repo: Path, config):
     from dulwich.repo import Repo
 
     api.ingest(shop_repo, config=config)
-    files = read_tree(FIXTURES / "shop")
-    money = files["src/shop/core/money.py"].decode()
-    money = money[: money.index("def format_money")] + "def parse_money(text):\n    return float(text)\n"
-    invoice = files["src/shop/billing/invoice.py"].decode()
-    invoice = invoice.replace("def add_line(self, amount):", "def add_line(self, amount, note=None):")
-    invoice = invoice.replace(
-        "net = sum(line.amount for line in self.lines)", "net = sum(l.amount for l in self.lines)"
-    )
-    commit_files(
-        Repo(str(shop_repo)),
-        {**files, "src/shop/core/money.py": money.encode(), "src/shop/billing/invoice.py": invoice.encode()},
+    commit_shop_edit(
+        shop_repo,
+        lambda money: money[: money.index("def format_money")] + "def parse_money(text):\n    return float(text)\n",
+        lambda invoice: invoice.replace("def add_line(self, amount):", "def add_line(self, amount, note=None):"),
         branch="feature",
         parents=[Repo(str(shop_repo)).refs[b"refs/heads/main"]],
     )
