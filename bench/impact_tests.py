@@ -1,0 +1,118 @@
+"""Test selection checked against what the tests really execute (issue 11, item 2; the
+measurement — not yet the improved selection).
+
+For each source (a git repository with a pytest suite): clone it, install it with pytest and
+coverage.py into a fresh virtual environment, run the suite under coverage with
+`dynamic_context = test_function`, and learn which tests execute each function or method of
+the non-test code (the lines of its body). Then ask `branchgraph impact --symbol` for every
+covered function and score its `tests`: recall of the tests that really run it, and the share
+of the suite it selects. The bound printed beside them is the trivial selection (run every
+test: recall 1.0 at a 100% share).
+
+    BRANCHGRAPH_NEO4J_URI=bolt://127.0.0.1:7687 python bench/impact_tests.py \\
+        --source pluggy=/path/to/pluggy.git [--tests testing] [--depth 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from branchgraph import api
+from branchgraph.core.config import Config
+from branchgraph.core.languages import language_for_path
+
+
+def run(command: list[str], cwd: Path) -> None:
+    subprocess.run(command, cwd=cwd, check=True, capture_output=True, text=True)
+
+
+def executed_by(checkout: Path, tests: str, venv: Path) -> tuple[dict[str, dict[int, set[str]]], set[str]]:
+    """Per source file, line -> the tests (as `module.Class.test`) that executed it; and every test seen."""
+    rc = checkout.parent / "coverage.rc"
+    rc.write_text("[run]\ndynamic_context = test_function\n")
+    python = str(venv / "bin" / "python")
+    subprocess.run([python, "-m", "coverage", "run", f"--rcfile={rc}", "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                    tests], cwd=checkout, capture_output=True, text=True)  # fmt: skip
+    report = checkout.parent / "coverage.json"
+    run([python, "-m", "coverage", "json", f"--rcfile={rc}", "--show-contexts", "-o", str(report)], checkout)
+    lines: dict[str, dict[int, set[str]]] = {}
+    every: set[str] = set()
+    for path, data in json.loads(report.read_text())["files"].items():
+        for line, contexts in data.get("contexts", {}).items():
+            named = {c for c in contexts if c}
+            every |= named
+            if named:
+                lines.setdefault(path, {})[int(line)] = named
+    return lines, every
+
+
+def short(qualname: str, path: str) -> str:
+    """A test's qualified name as coverage's test_function context writes it (`test_mod.Class.test`)."""
+    spec = language_for_path(path)
+    module = spec.conventions.module_name(path) if spec else ""
+    local = qualname[len(module) + 1 :] if module and qualname.startswith(module + ".") else qualname
+    return f"{module.rsplit('.', 1)[-1]}.{local}"
+
+
+def score(name: str, repo: str, tests: str, depth: int, extra: list[str], tmp: Path) -> None:
+    checkout = tmp / name
+    run(["git", "clone", "-q", repo, str(checkout)], tmp)
+    venv = tmp / f"{name}-venv"
+    run([sys.executable, "-m", "venv", str(venv)], tmp)
+    run([str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "-e", ".", "pytest", "coverage", *extra], checkout)
+    executed, suite = executed_by(checkout, tests, venv)
+    config = dataclasses.replace(Config.load(), index_dir=tmp / f"{name}-index", embedder="none")
+    summary = api.ingest(checkout, config=config)
+    with api.Workspace(checkout, config=config) as ws:
+        symbols = ws.graph.read_query(
+            "MATCH (s {repo: $repo, branch: $branch}) WHERE (s:Function OR s:Method) AND NOT s.is_test "
+            "RETURN s.qualname AS q, s.path AS path, s.start_line AS start, s.end_line AS end",
+            {"repo": summary.repo, "branch": summary.branch},
+            limit=100_000,
+        )
+    if not executed:
+        print(f"{name}: no test executed the code (does `pytest {tests}` pass in {checkout}? pin with --pip)")
+        return
+    recalls, shares = [], []
+    for s in symbols:
+        spec = language_for_path(s["path"])
+        if spec is None or spec.conventions.is_support_file(s["path"]):
+            continue
+        body = executed.get(s["path"], {})
+        truth = set().union(*(body.get(line, set()) for line in range(s["start"] + 1, s["end"] + 1)))
+        if not truth:
+            continue  # no test runs it
+        report = api.impact(checkout, symbols=[s["q"]], depth=depth, config=config)
+        chosen = {short(t.qualname, t.path) for t in report.tests}
+        recalls.append(len(truth & chosen) / len(truth))
+        shares.append(len(chosen) / len(suite))
+    print(
+        f"{name}: {len(suite)} tests, {len(recalls)} covered functions; impact --depth {depth}: mean recall "
+        f"{statistics.fmean(recalls):.3f} (median {statistics.median(recalls):.3f}, recall >= 0.9 for "
+        f"{sum(r >= 0.9 for r in recalls) / len(recalls):.0%}), mean share of the suite selected "
+        f"{statistics.fmean(shares):.1%}; bound: every test, recall 1.000 at 100% (targets: >= 0.90 at <= 50%)"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--source", action="append", required=True, metavar="NAME=GIT_REPO")
+    parser.add_argument("--tests", default="testing", help="the test folder pytest runs (default: testing)")
+    parser.add_argument("--depth", type=int, default=3)
+    parser.add_argument("--pip", default="", help="extra requirements for the suite, space-separated ('pytest<8')")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="branchgraph-impact-tests-") as tmp:
+        for source in args.source:
+            name, repo = source.split("=", 1)
+            score(name, repo, args.tests, args.depth, args.pip.split(), Path(tmp))
+
+
+if __name__ == "__main__":
+    main()
