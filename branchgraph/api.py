@@ -51,7 +51,7 @@ from branchgraph.ingest.pipeline import (
     Progress,
     ingest_branch,
 )
-from branchgraph.ingest.repo_keys import repo_key, repo_name_for
+from branchgraph.ingest.repo_keys import recorded_key, repo_key, repo_name_for
 from branchgraph.retrieval.context import (
     DEFAULT_BUDGET_TOKENS,
     DEFAULT_ENTRIES,
@@ -322,6 +322,9 @@ class Workspace:
         # Opened once per thread (a pack file reader seeks, so threads must not share one);
         # dulwich re-reads refs on every lookup, so a kept Repo still sees new commits.
         self._git_repos = threading.local()
+        # Keys of repositories indexed before: they never change, so a request need not list
+        # every branch record to find its repository's key.
+        self._recorded_keys: dict[Path, str] = {}
 
     def close(self) -> None:
         self.graph.close()
@@ -351,10 +354,21 @@ class Workspace:
             repos[root] = git.open_repo(root)
         return repos[root]
 
+    def _key(self, root: Path) -> str:
+        """The key the repository at ``root`` is stored under."""
+        if root in self._recorded_keys:
+            return self._recorded_keys[root]
+        records = self.pg.branches()
+        recorded = recorded_key(root, records)
+        if recorded is not None:
+            self._recorded_keys[root] = recorded
+        return recorded or repo_key(root, self._git(root), records)
+
     def repositories(self) -> dict[str, Path]:
         """Indexed repository key -> its path."""
-        known = {r.repo: Path(r.repo_path) for r in self.pg.branches()}
-        known.setdefault(_key(self.root, self._git(self.root), self.pg), self.root)
+        records = self.pg.branches()
+        known = {r.repo: Path(r.repo_path) for r in records}
+        known.setdefault(repo_key(self.root, self._git(self.root), records), self.root)
         return known
 
     def resolve_repo(self, repo: str | None) -> Path:
@@ -386,7 +400,7 @@ class Workspace:
         root = self.resolve_repo(repo)
         git_repo = self._git(root)
         branch = branch or git.current_branch(git_repo)
-        name = _key(root, git_repo, self.pg)
+        name = self._key(root)
         with self.pg.reading(name, branch, self.read_wait_s) as still:
             record = self.pg.branch_record(name, branch)
             if record is None and git.branch_head(git_repo, branch) is None:
@@ -473,6 +487,62 @@ class Workspace:
         row.update(start_line=span.start_line, end_line=span.end_line, text=source.text(span) if source else None)
         row["warnings"] = sources.warnings
         return row
+
+    def impact(
+        self,
+        *,
+        repo: str | None = None,
+        branch: str | None = None,
+        symbols: list[str] | None = None,
+        diff: str | None = None,
+        staged: bool = False,
+        worktree: bool = False,
+        depth: int = 3,
+    ) -> ImpactReport:
+        """See ``impact``."""
+        if sum(bool(x) for x in (symbols, diff, staged, worktree)) != 1:
+            raise ValueError("name the change one way: symbols, diff, staged or worktree")
+        if not 1 <= depth <= IMPACT_MAX_DEPTH:
+            raise ValueError(f"depth must be between 1 and {IMPACT_MAX_DEPTH}; got {depth}")
+        with self.reading(repo, branch) as s:
+            if symbols:
+                changes = _named_changes(self, s, symbols)
+            elif diff:
+                base, head = _diff_range(s.repo, diff)
+                changes = changed_symbols(diff_files(s.repo, base, head))
+            else:
+                changes = changed_symbols(worktree_files(s.repo, s.root, staged=staged))
+            return analyze(self.graph, s.name, s.branch, s.record.indexed_commit, changes, depth)
+
+    def check(
+        self,
+        *,
+        repo: str | None = None,
+        branch: str | None = None,
+        diff: str | None = None,
+        files: list[str] | None = None,
+    ) -> list[Finding]:
+        """See ``check``."""
+        if bool(diff) == bool(files):
+            raise ValueError("check a diff or some files (one of the two)")
+        with self.reading(repo, branch) as s:
+            lines: dict[str, set[int] | None]
+            if diff:
+                base, head = _diff_range(s.repo, diff)
+                if head != s.record.indexed_commit:
+                    raise NotIndexed(
+                        f"{s.name}@{s.branch} is indexed at {s.record.indexed_commit[:12]}, not at the diff's head "
+                        f"{head[:12]}: ingest it there first (`branchgraph ingest --branch {s.branch} --rev {head[:12]}`)"
+                    )
+                lines = dict(added_lines(diff_files(s.repo, base, head)))
+            else:
+                lines = {_repo_relative(s.root, f): None for f in files or []}
+            return unresolved_in(self.graph, s.name, s.branch, lines)
+
+    def diff(self, base: str, head: str, *, repo: str | None = None) -> BranchDiff:
+        """See ``diff``."""
+        with self.reading(repo, base) as b, self.reading(repo, head) as h:
+            return diff_branches(self.graph, b.name, b.branch, h.branch)
 
     def status(self, repo: str | None = None) -> list[BranchStatus]:
         return _statuses(self.resolve_repo(repo), self.graph, self.pg)
@@ -612,14 +682,14 @@ def prune(
 # ----- the private servers -------------------------------------------------------------------
 
 
-def _private_dir(path: str | Path, config: Config | None) -> tuple[Path, Config]:
+def _private_dir(path: str | Path, config: Config | None, create: bool = False) -> tuple[Path, Config]:
     """The index directory holding the private servers of the repository at ``path`` (or
-    ``BRANCHGRAPH_INDEX_DIR``, which needs no repository)."""
+    ``BRANCHGRAPH_INDEX_DIR``, which needs no repository); ``create`` makes it on first use."""
     config = config or Config.load()
-    if config.index_dir:
-        return Path(config.index_dir), config
-    root, config = _root_and_config(path, config)
-    return config.index_dir_for(root), config
+    root = Path(path)
+    if not config.index_dir:
+        root, config = _root_and_config(path, config)
+    return (index_dir(config, root) if create else config.index_dir_for(root)), config
 
 
 def services(path: str | Path = ".", *, config: Config | None = None) -> list[dict[str, Any]]:
@@ -653,11 +723,9 @@ def start_services(
 ) -> dict[str, Any]:
     """Start (or find running) the managed Neo4j of an index directory; its status. The
     embedded PostgreSQL starts with each command that needs it and stops after the last."""
-    folder, config = _private_dir(path, config)
+    folder, config = _private_dir(path, config, create=True)
     if config.neo4j_uri:
         raise ConfigError(f"BRANCHGRAPH_NEO4J_URI is set ({config.neo4j_uri}): there is no managed Neo4j to start")
-    if not config.index_dir:
-        folder = index_dir(config, folder.parent)
     return start_managed_neo4j(folder / "neo4j", cache_root(), progress).to_dict()
 
 
@@ -698,20 +766,8 @@ def impact(
     names), or a ``diff`` (``A..B``, ``A...B`` from their merge base, or one commit ``R``
     against its parent), or the ``staged`` or ``worktree`` changes against HEAD. Users are
     followed up to ``depth`` hops (1 to 5) through CALLS and INHERITS_FROM."""
-    if sum(bool(x) for x in (symbols, diff, staged, worktree)) != 1:
-        raise ValueError("name the change one way: symbols, diff, staged or worktree")
-    if not 1 <= depth <= IMPACT_MAX_DEPTH:
-        raise ValueError(f"depth must be between 1 and {IMPACT_MAX_DEPTH}; got {depth}")
-    root, config = _root_and_config(path, config)
-    with Workspace(root, config=config) as ws, ws.reading(None, branch) as s:
-        if symbols:
-            changes = _named_changes(ws, s, symbols)
-        elif diff:
-            base, head = _diff_range(s.repo, diff)
-            changes = changed_symbols(diff_files(s.repo, base, head))
-        else:
-            changes = changed_symbols(worktree_files(s.repo, s.root, staged=staged))
-        return analyze(ws.graph, s.name, s.branch, s.record.indexed_commit, changes, depth)
+    with Workspace(path, config=config) as ws:
+        return ws.impact(branch=branch, symbols=symbols, diff=diff, staged=staged, worktree=worktree, depth=depth)
 
 
 def _named_changes(ws: Workspace, s: _BranchSession, qualnames: list[str]) -> list[ChangedSymbol]:
@@ -754,22 +810,8 @@ def check(
     """The validation gate: references in the new or changed lines of a ``diff`` (the branch
     must be indexed at its head), or in whole ``files``, that resolve to nothing on the branch
     (external ones are fine), each with the nearest names the branch defines."""
-    if bool(diff) == bool(files):
-        raise ValueError("check a diff or some files (one of the two)")
-    root, config = _root_and_config(path, config)
-    with Workspace(root, config=config) as ws, ws.reading(None, branch) as s:
-        lines: dict[str, set[int] | None]
-        if diff:
-            base, head = _diff_range(s.repo, diff)
-            if head != s.record.indexed_commit:
-                raise NotIndexed(
-                    f"{s.name}@{s.branch} is indexed at {s.record.indexed_commit[:12]}, not at the diff's head "
-                    f"{head[:12]}: ingest it there first (`branchgraph ingest --branch {s.branch} --rev {head[:12]}`)"
-                )
-            lines = dict(added_lines(diff_files(s.repo, base, head)))
-        else:
-            lines = {_repo_relative(root, f): None for f in files or []}
-        return unresolved_in(ws.graph, s.name, s.branch, lines)
+    with Workspace(path, config=config) as ws:
+        return ws.check(branch=branch, diff=diff, files=files)
 
 
 def _repo_relative(root: Path, file: str) -> str:
@@ -785,6 +827,5 @@ def _repo_relative(root: Path, file: str) -> str:
 
 def diff(base: str, head: str, path: str | Path = ".", *, config: Config | None = None) -> BranchDiff:
     """The graph-to-graph diff of two indexed branches of the repository at ``path``."""
-    root, config = _root_and_config(path, config)
-    with Workspace(root, config=config) as ws, ws.reading(None, base) as b, ws.reading(None, head) as h:
-        return diff_branches(ws.graph, b.name, b.branch, h.branch)
+    with Workspace(path, config=config) as ws:
+        return ws.diff(base, head)

@@ -94,18 +94,19 @@ def _java(config: Config) -> Check:
 def _neo4j(config: Config, root: Path) -> Check:
     from branchgraph.graph.neo4j_store import Neo4jGraphStore
 
+    managed = ""
     if not config.neo4j_uri:
         version, jars = locked_jars()
         lib = cache_root() / "neo4j" / version / "lib"
         cached = sum(1 for j in jars if (lib / j.name).is_file() and (lib / j.name).stat().st_size == j.size)
-        running = managed_server(index_dir(config, root) / "neo4j")
-        where = f"running at {running.uri}" if running else "started now (it stays up for later commands)"
-        state = f"managed Neo4j {version}: {cached}/{len(jars)} jars in {lib}; {where}"
+        running = managed_server(index_dir(config, root) / "neo4j") is not None
+        managed = (
+            f" (managed: {cached}/{len(jars)} jars in {lib}; {'running' if running else 'started now, it stays up'})"
+        )
     uri = neo4j_uri(config, root)  # starts the managed one when it is not running
     with Neo4jGraphStore(uri, config.neo4j_user, config.neo4j_password, config.neo4j_database) as store:
         agent = store.server_agent()
-    detail = f"{agent} at {uri}" if config.neo4j_uri else state
-    return Check("neo4j", True, detail)
+    return Check("neo4j", True, f"{agent} at {uri}{managed}")
 
 
 def _postgres(config: Config, root: Path) -> Check:

@@ -26,9 +26,6 @@ from branchgraph.api import (
     MAX_ENTRIES,
     MAX_K,
     Workspace,
-    check,
-    diff,
-    impact,
     to_markdown,
     to_mermaid,
 )
@@ -156,9 +153,8 @@ def create_app(workspace: Workspace, token: str | None = None, max_body_bytes: i
 
     @app.post("/v1/impact", summary="What a change affects: users by depth, tests to run, unresolved users, risk")
     def impact_of(body: ImpactRequest) -> dict[str, Any]:
-        root = workspace.resolve_repo(body.repo)
-        report = impact(
-            root, branch=body.branch, symbols=body.symbols, diff=body.diff, depth=body.depth, config=workspace.config
+        report = workspace.impact(
+            repo=body.repo, branch=body.branch, symbols=body.symbols, diff=body.diff, depth=body.depth
         )
         if body.format == "md":
             return {"markdown": to_markdown(report)}
@@ -168,13 +164,12 @@ def create_app(workspace: Workspace, token: str | None = None, max_body_bytes: i
 
     @app.post("/v1/check", summary="References in new or changed code that resolve to nothing on the branch")
     def check_code(body: CheckRequest) -> dict[str, Any]:
-        root = workspace.resolve_repo(body.repo)
-        findings = check(root, branch=body.branch, diff=body.diff, files=body.files, config=workspace.config)
+        findings = workspace.check(repo=body.repo, branch=body.branch, diff=body.diff, files=body.files)
         return {"ok": not findings, "findings": [f.to_dict() for f in findings]}
 
     @app.post("/v1/diff", summary="Graph-to-graph diff of two indexed branches")
     def diff_branches(body: DiffRequest) -> dict[str, Any]:
-        return diff(body.base, body.head, workspace.resolve_repo(body.repo), config=workspace.config).to_dict()
+        return workspace.diff(body.base, body.head, repo=body.repo).to_dict()
 
     @app.get("/v1/status", summary="Index state of every branch of a repository")
     def status(repo: str | None = Query(None, max_length=4096)) -> dict[str, Any]:

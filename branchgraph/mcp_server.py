@@ -14,9 +14,6 @@ from mcp.server.mcpserver.exceptions import ToolError
 
 from branchgraph import BranchgraphError
 from branchgraph.api import MAX_BUDGET_TOKENS, MAX_DEPTH, MAX_K, MAX_REMOTE_ROWS, Config, Workspace
-from branchgraph.api import check as api_check
-from branchgraph.api import diff as api_diff
-from branchgraph.api import impact as api_impact
 
 INSTRUCTIONS = (
     "branchgraph indexes a git repository per branch as a code graph (functions, classes, calls, "
@@ -103,16 +100,8 @@ def create_server(path: str | Path = ".", config: Config | None = None) -> MCPSe
         the users by depth (`will_break`, `likely_affected`, `may_need_testing`, each with the
         `via` path), the tests to run with pytest ids, `unknowns` (unresolved references that
         may be users: check them), a `risk` with reasons, and `exact` (false: may be incomplete)."""
-        ws = workspace()
-        report = api_impact(
-            ws.root,
-            branch=branch,
-            symbols=symbols,
-            diff=diff,
-            depth=_within("depth", depth, MAX_DEPTH),
-            config=ws.config,
-        )
-        return report.to_dict()
+        depth = _within("depth", depth, MAX_DEPTH)
+        return workspace().impact(branch=branch, symbols=symbols, diff=diff, depth=depth).to_dict()
 
     @server.tool()
     @_anticipated
@@ -122,8 +111,7 @@ def create_server(path: str | Path = ".", config: Config | None = None) -> MCPSe
         `diff` range (the branch must be indexed at its head) or `files` (repository paths, as
         indexed). Returns `ok` and `findings` (file, line, the reference as written, and the
         nearest names that do exist — a misspelling or a renamed function)."""
-        ws = workspace()
-        findings = api_check(ws.root, branch=branch, diff=diff, files=files, config=ws.config)
+        findings = workspace().check(branch=branch, diff=diff, files=files)
         return {"ok": not findings, "findings": [f.to_dict() for f in findings]}
 
     @server.tool()
@@ -132,8 +120,7 @@ def create_server(path: str | Path = ".", config: Config | None = None) -> MCPSe
         """Compare two indexed branches as graphs: symbols added, removed, modified or with a
         new signature; references added and removed by kind; references that worked on `base`
         and are broken on `head`; and the tests that reach what changed."""
-        ws = workspace()
-        return api_diff(base, head, ws.root, config=ws.config).to_dict()
+        return workspace().diff(base, head).to_dict()
 
     @server.tool()
     @_anticipated

@@ -101,14 +101,15 @@ class Neo4jGraphWrites(Neo4jConnection):
             for i in range(0, len(rows), _BULK_ROWS)
         ]
         total = sum(len(rows) for _, rows in node_jobs + edge_jobs)
-        done = [0]
+        done = 0
         lock = threading.Lock()
 
         def wrote(rows: int) -> None:
+            nonlocal done
             with lock:
-                done[0] += rows
+                done += rows
                 if progress is not None:
-                    progress(done[0], total)
+                    progress(done, total)
 
         self._run_parallel(repo, branch, node_jobs, wrote)  # every edge's ends exist before edges
         self._run_parallel(repo, branch, edge_jobs, wrote)

@@ -47,13 +47,11 @@ def changed_symbols(files: list[FileVersions]) -> list[ChangedSymbol]:
         if spec is None:
             continue
         old, new = _definitions(spec.name, f.old), _definitions(spec.name, f.new)
-        old_lines, new_lines = _lines(f.old), _lines(f.new)
-        removed, added = _changed_lines(old_lines, new_lines)
+        removed, added = _changed_lines(_lines(f.old), _lines(f.new))
         module = spec.conventions.module_name(f.path)
-        old_by_name = {name: d for name, d in _named(old)}
-        new_by_name = {name: d for name, d in _named(new)}
-        touched_old = {name for name, d in _named(old) if _innermost_holds(d, old, removed)}
-        touched_new = {name for name, d in _named(new) if _innermost_holds(d, new, added)}
+        old_by_name, new_by_name = dict(_named(old)), dict(_named(new))
+        touched_old = {name for name, d in old_by_name.items() if _innermost_holds(d, old, removed)}
+        touched_new = {name for name, d in new_by_name.items() if _innermost_holds(d, new, added)}
         for name in sorted(touched_old | touched_new):
             before, after = old_by_name.get(name), new_by_name.get(name)
             if after is None and before is not None:
@@ -163,7 +161,7 @@ def _named(defs: list[Definition]) -> list[tuple[str, Definition]]:
 
 def _innermost_holds(d: Definition, defs: list[Definition], lines: set[int]) -> bool:
     """Whether a changed line lies in ``d`` and in none of the definitions nested in it."""
-    index = defs.index(d)
+    index = next(i for i, candidate in enumerate(defs) if candidate is d)
     children = [c for c in defs if c.parent == index]
     return any(
         d.start_line <= line <= d.end_line and not any(c.start_line <= line <= c.end_line for c in children)

@@ -31,7 +31,7 @@ class Finding:
 def unresolved_in(graph: GraphReader, repo: str, branch: str, lines: dict[str, set[int] | None]) -> list[Finding]:
     """Unresolved references on the given lines of each file (None: every line of it)."""
     rows = graph.named_query("check_dangling", {"repo": repo, "branch": branch, "paths": sorted(lines)}, limit=100_000)
-    kept = [r for r in rows if lines[r["path"]] is None or r["line"] in (lines[r["path"]] or set())]
+    kept = [r for r in rows if (wanted := lines[r["path"]]) is None or r["line"] in wanted]
     if not kept:
         return []
     names = {

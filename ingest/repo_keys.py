@@ -24,11 +24,16 @@ def repo_name_for(root: Path) -> str:
     return name[:-4] if name.endswith(".git") else name
 
 
+def recorded_key(root: Path, records: list[BranchRecord]) -> str | None:
+    """The key a repository indexed from ``root`` before is stored under (it never changes)."""
+    return next((r.repo for r in records if Path(r.repo_path) == root), None)
+
+
 def repo_key(root: Path, repo: Repo, records: list[BranchRecord]) -> str:
     """The key of the repository at ``root`` among the indexed branches ``records``."""
-    for r in records:
-        if Path(r.repo_path) == root:
-            return r.repo
+    recorded = recorded_key(root, records)
+    if recorded is not None:
+        return recorded
     name = repo_name_for(root)
     taken = [r for r in records if r.repo == name]
     if not taken or any(git.commit_exists(repo, r.indexed_commit) for r in taken):
