@@ -194,3 +194,15 @@ def test_a_bad_setting_is_one_line_and_exit_1_not_a_traceback(tmp_path, monkeypa
     assert result.exit_code == 1, result.output
     assert says in result.output and "Traceback" not in result.output
     assert not isinstance(result.exception, Exception) or isinstance(result.exception, SystemExit)
+
+
+def test_doctor_checks_every_part_and_names_the_fix(shop_repo: Path, service_env):
+    ok = CliRunner().invoke(cli, ["doctor", str(shop_repo), "--json"], env=service_env)
+    checks = {c["name"]: c for c in json.loads(ok.output)}
+    assert ok.exit_code == 0, ok.output
+    assert list(checks) == ["python", "repository", "index directory", "java", "neo4j", "postgresql", "embedder"]
+    assert all(c["ok"] for c in checks.values()) and "Neo4j/5" in checks["neo4j"]["detail"]
+    broken = {**service_env, "BRANCHGRAPH_DATABASE_URL": "postgresql://nobody@127.0.0.1:1/none"}
+    failed = CliRunner().invoke(cli, ["doctor", str(shop_repo)], env=broken)
+    assert failed.exit_code == 1
+    assert "FAIL postgresql" in failed.output and "fix: unset BRANCHGRAPH_DATABASE_URL" in failed.output
