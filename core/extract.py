@@ -272,17 +272,22 @@ def extract(language: str, data: bytes) -> ParsedFile:
 _PARALLEL_MIN_FILES = 200
 
 
+def local_names(defs: list[Definition]) -> list[str]:
+    """Each definition's dotted name inside its file (``Class.method``), in order."""
+    names: list[str] = []
+    for d in defs:
+        parts, parent = [d.name], d.parent
+        while parent is not None and len(parts) <= len(defs):  # bounded: a cycle would be a bug, not a hang
+            parts.append(defs[parent].name)
+            parent = defs[parent].parent
+        names.append(".".join(reversed(parts)))
+    return names
+
+
 def name_problem(parsed: ParsedFile) -> str | None:
     """A skip reason when a name the file defines or imports is too long to be an index key
     (``files.MAX_NAME_CHARS``; a nested definition counts its enclosing names), else None."""
-    defs = parsed.definitions
-    lengths: list[int] = []
-    for d in defs:
-        length, parent, seen = len(d.name), d.parent, 0
-        while parent is not None and seen < len(defs):  # bounded: a cycle would be a bug, not a hang
-            length += len(defs[parent].name) + 1
-            parent, seen = defs[parent].parent, seen + 1
-        lengths.append(length)
+    lengths = [len(name) for name in local_names(parsed.definitions)]
     lengths.extend(len(i.module) + len(i.name or "") + len(i.alias or "") for i in parsed.imports)
     return SKIP_IDENTIFIER_TOO_LONG if lengths and max(lengths) > MAX_NAME_CHARS else None
 

@@ -55,19 +55,26 @@ def classify(data: bytes, max_bytes: int = DEFAULT_MAX_FILE_BYTES) -> str | Sour
     return SourceText(text=text, data=data)
 
 
+def is_utf8(path: str) -> bool:
+    """Whether a path decoded with ``surrogateescape`` was valid UTF-8 (no surrogate in it)."""
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def path_problem(path: str) -> str | None:
     """Why a tracked path cannot be indexed (a skip reason), or None. Paths are decoded with
     ``surrogateescape``: a surrogate marks bytes that were not UTF-8."""
-    try:
-        encoded = path.encode("utf-8")
-    except UnicodeEncodeError:
+    if not is_utf8(path):
         return SKIP_PATH_NOT_UTF8
     # git refuses such tree entries, but a crafted tree can hold them; read from a working
     # tree they would name a file outside the repository.
     parts = path.split("/")
     if path.startswith("/") or any(p in ("", ".", "..", ".git") for p in parts):
         return SKIP_PATH_UNSAFE
-    return SKIP_PATH_TOO_LONG if len(encoded) > MAX_PATH_BYTES else None
+    return SKIP_PATH_TOO_LONG if len(path.encode("utf-8")) > MAX_PATH_BYTES else None
 
 
 def source_lines(text: str) -> list[str]:

@@ -28,6 +28,7 @@ from dulwich.refs import Ref
 from dulwich.repo import Repo
 
 from branchgraph.core.errors import GitError
+from branchgraph.core.files import is_utf8
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,21 +205,12 @@ def diff_commits(repo: Repo, old_commit: str | None, new_commit: str, detect_ren
             deleted.append(old_path)
         elif change.type == CHANGE_MODIFY:
             modified.append(new_path)
-        elif change.type == CHANGE_RENAME and _is_utf8(old_path) and _is_utf8(new_path):
+        elif change.type == CHANGE_RENAME and is_utf8(old_path) and is_utf8(new_path):
             renamed[old_path] = new_path
         elif change.type == CHANGE_RENAME:  # a path that is not UTF-8 is never indexed: no rename to record
             deleted.append(old_path)
             added.append(new_path)
     return TreeDiff(tuple(added), tuple(modified), tuple(deleted), renamed)
-
-
-def _is_utf8(path: str) -> bool:
-    """Whether a path decoded with ``surrogateescape`` was valid UTF-8."""
-    try:
-        path.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def commit_exists(repo: Repo, commit: str) -> bool:
@@ -253,7 +245,7 @@ def recent_changes(repo: Repo, commit: str, commits: int) -> list[list[str]]:
         for change in tree_changes(repo.object_store, parent_tree, c.tree):
             for side in (change.old, change.new):
                 # Paths that are not UTF-8 are never indexed, so they carry no recency.
-                if side is not None and side.path and _is_utf8(path := side.path.decode("utf-8", "surrogateescape")):
+                if side is not None and side.path and is_utf8(path := side.path.decode("utf-8", "surrogateescape")):
                     paths.add(path)
         out.append(sorted(paths))
     return out

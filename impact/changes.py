@@ -12,7 +12,7 @@ from dulwich.index import IndexEntry
 from dulwich.repo import Repo
 
 from branchgraph.core import git
-from branchgraph.core.extract import Definition, extract
+from branchgraph.core.extract import Definition, extract, local_names
 from branchgraph.core.files import classify, source_lines
 from branchgraph.core.languages import language_for_path
 
@@ -46,8 +46,8 @@ def changed_symbols(files: list[FileVersions]) -> list[ChangedSymbol]:
         spec = language_for_path(f.path)
         if spec is None:
             continue
-        old, new = _definitions(spec.name, f.old), _definitions(spec.name, f.new)
-        removed, added = _changed_lines(_lines(f.old), _lines(f.new))
+        (old_lines, old), (new_lines, new) = _version(spec.name, f.old), _version(spec.name, f.new)
+        removed, added = _changed_lines(old_lines, new_lines)
         module = spec.conventions.module_name(f.path)
         old_by_name, new_by_name = dict(_named(old)), dict(_named(new))
         touched_old = {name for name, d in old_by_name.items() if _innermost_holds(d, old, removed)}
@@ -128,10 +128,13 @@ def _lines(data: bytes | None) -> list[str]:
     return source_lines(verdict.text) if not isinstance(verdict, str) else []
 
 
-def _definitions(language: str, data: bytes | None) -> list[Definition]:
-    if data is None or isinstance(classify(data), str):
-        return []
-    return extract(language, data).definitions
+def _version(language: str, data: bytes | None) -> tuple[list[str], list[Definition]]:
+    """One side of a changed file: its lines and its definitions (none for a missing or
+    unreadable file)."""
+    verdict = classify(data) if data is not None else None
+    if verdict is None or isinstance(verdict, str):
+        return [], []
+    return source_lines(verdict.text), extract(language, verdict.data).definitions
 
 
 def _changed_lines(old: list[str], new: list[str]) -> tuple[set[int], set[int]]:
@@ -149,14 +152,7 @@ def _changed_lines(old: list[str], new: list[str]) -> tuple[set[int], set[int]]:
 
 
 def _named(defs: list[Definition]) -> list[tuple[str, Definition]]:
-    out = []
-    for d in defs:
-        parts, parent = [d.name], d.parent
-        while parent is not None:
-            parts.append(defs[parent].name)
-            parent = defs[parent].parent
-        out.append((".".join(reversed(parts)), d))
-    return out
+    return list(zip(local_names(defs), defs, strict=True))
 
 
 def _innermost_holds(d: Definition, defs: list[Definition], lines: set[int]) -> bool:

@@ -19,7 +19,7 @@ from dulwich.repo import Repo
 
 from branchgraph.core import git
 from branchgraph.core.errors import BranchgraphError, OutsideRepository
-from branchgraph.core.extract import EXTRACTOR_VERSION, Definition, decode_parsed, extract
+from branchgraph.core.extract import EXTRACTOR_VERSION, Definition, decode_parsed, extract, local_names
 from branchgraph.core.files import source_lines
 from branchgraph.core.languages import language_for_path
 from branchgraph.graph.protocols import ParseCache, RetrievalSource
@@ -60,25 +60,12 @@ class FileText:
                 return decode_parsed(cached[self.blob_sha]).definitions
         return extract(language.name, self.data).definitions
 
-    def local_names(self) -> list[str]:
-        """Each definition's dotted name inside the file (``Class.method``)."""
-        defs = self.definitions
-        names: list[str] = []
-        for d in defs:
-            parts = [d.name]
-            parent = d.parent
-            while parent is not None:
-                parts.append(defs[parent].name)
-                parent = defs[parent].parent
-            names.append(".".join(reversed(parts)))
-        return names
-
     def relocate(self, qualname: str, old: Span) -> Span | None:
         """Where the symbol ``qualname`` is in this (drifted) copy: the definition with the same
         dotted name nearest its old place; None when it is gone."""
         candidates = [
             d
-            for d, local in zip(self.definitions, self.local_names(), strict=True)
+            for d, local in zip(self.definitions, local_names(self.definitions), strict=True)
             if qualname == local or qualname.endswith("." + local)
         ]
         if not candidates:
