@@ -23,6 +23,8 @@ from pathlib import Path
 
 from corpus import commit_sdist, fetch_sdist
 
+from branchgraph.core.processes import process_rss_mb
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -41,10 +43,7 @@ def peak_rss_mb(pid_file: Path, stop: threading.Event, peak: list[int]) -> None:
 
     while not stop.is_set():
         try:
-            pid = json.loads(pid_file.read_text())["pid"]
-            for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-                if line.startswith("VmRSS:"):
-                    peak[0] = max(peak[0], int(line.split()[1]) // 1024)
+            peak[0] = max(peak[0], process_rss_mb(json.loads(pid_file.read_text())["pid"]) or 0)
         except (OSError, ValueError, KeyError):
             pass
         time.sleep(0.5)
