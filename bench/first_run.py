@@ -12,6 +12,7 @@ first ingest beside the second (what downloads and server start cost above the w
 from __future__ import annotations
 
 import argparse
+import contextlib
 import shutil
 import subprocess
 import sys
@@ -42,10 +43,8 @@ def peak_rss_mb(pid_file: Path, stop: threading.Event, peak: list[int]) -> None:
     import json
 
     while not stop.is_set():
-        try:
+        with contextlib.suppress(OSError, ValueError, KeyError):
             peak[0] = max(peak[0], process_rss_mb(json.loads(pid_file.read_text())["pid"]) or 0)
-        except (OSError, ValueError, KeyError):
-            pass
         time.sleep(0.5)
 
 
