@@ -49,6 +49,7 @@ from branchgraph import api
 from branchgraph.core.config import Config
 from branchgraph.core.extract import extract
 from branchgraph.core.lexical import lexical_text, query_terms
+from branchgraph.retrieval.learned import shipped_ranker
 
 BUDGET = 8000
 KS = (5, 10, 20)
@@ -206,8 +207,19 @@ def run_repo(
     source = SourceAtCommit(root)
     results = []
     for n, case, ws in replay(root, cases, config):
+        ranked: list[Item] = []
+
+        def observe(candidates, matrix, ranked=ranked):
+            # The candidates as the ranking orders them, before assembly folds and trims them.
+            model = shipped_ranker()
+            scores = model.probabilities(matrix) if model is not None else matrix[:, 0]
+            order = sorted(range(len(candidates)), key=lambda i: -scores[i])
+            ranked.extend(
+                (candidates[i].path, candidates[i].span.start_line, candidates[i].span.end_line, False) for i in order
+            )
+
         started = time.perf_counter()
-        answer = ws.context(case.query, branch=BRANCH, budget_tokens=BUDGET)
+        answer = ws.context(case.query, branch=BRANCH, budget_tokens=BUDGET, observe=observe)
         seconds = time.perf_counter() - started
         context_items = [(i.path, i.start_line, i.end_line, i.outline) for i in answer.items]
         lists = {
@@ -220,6 +232,7 @@ def run_repo(
                 for h in ws.search(case.query, branch=BRANCH, k=50, mode="dense")
             ],
             "bm25": bm25_ranking(source, case.parent, case.query),
+            "candidates": ranked,
         }
         text_length = _text_length(source, case.parent)
         row = {
@@ -241,6 +254,7 @@ def run_repo(
             shown = items if method.startswith("context") else within_budget(items, text_length)
             row["metrics"][method] = {
                 **{f"R@{k}": recall_at(items, case.gold, k) for k in KS},
+                "R@all": recall_at(items, case.gold, len(items)),
                 "fileR@5": file_recall(items, case.gold),
                 "budget": shown_in_full(shown, case.gold),
             }
@@ -274,14 +288,15 @@ def summarize(results: list[dict]) -> str:
             continue
         repos = Counter(r["case"]["repo"] for r in rows)
         out.append(f"\n{label}: {len(rows)} cases ({', '.join(f'{k} {v}' for k, v in sorted(repos.items()))})")
-        out.append(f"{'method':<30} {'R@5':>6} {'R@10':>6} {'R@20':>6} {'fileR@5':>8} {'budget':>7}")
+        out.append(f"{'method':<30} {'R@5':>6} {'R@10':>6} {'R@20':>6} {'fileR@5':>8} {'budget':>7} {'R@all':>6}")
         for method in rows[0]["metrics"]:
             m = {
                 key: statistics.fmean(r["metrics"][method][key] for r in rows)
-                for key in ("R@5", "R@10", "R@20", "fileR@5", "budget")
+                for key in ("R@5", "R@10", "R@20", "fileR@5", "budget", "R@all")
             }
             out.append(
-                f"{method[:30]:<30} {m['R@5']:>6.3f} {m['R@10']:>6.3f} {m['R@20']:>6.3f} {m['fileR@5']:>8.3f} {m['budget']:>7.3f}"
+                f"{method[:30]:<30} {m['R@5']:>6.3f} {m['R@10']:>6.3f} {m['R@20']:>6.3f} "
+                f"{m['fileR@5']:>8.3f} {m['budget']:>7.3f} {m['R@all']:>6.3f}"
             )
         by_repo = defaultdict(list)
         for r in rows:
