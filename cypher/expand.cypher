@@ -1,9 +1,10 @@
-// Structural context of entry symbols: callees to depth 2, callers at depth 1, parameter and return types, base classes, tests, and the enclosing class of a method; hard-capped.
+// Structural context of entry symbols: callees to depth 2, callers at depth 1, parameter and return types, base classes, tests, the enclosing class of a method and the methods of a class; hard-capped.
 // param repo: repository name
 // param branch: branch name
 // param qualnames: the entry symbols' qualified names (a list)
 // param per_kind: most neighbours of one kind and depth per entry (the fan-out cap) [default: 8]
-// param limit: most rows returned (the node cap) [default: 200]
+// param members: most methods of one class entry, in source order [default: 40]
+// param limit: most rows returned (the node cap) [default: 400]
 CALL () {
   MATCH (e:Function) WHERE e.qualname IN $qualnames AND e.repo = $repo AND e.branch = $branch RETURN e
   UNION
@@ -37,6 +38,11 @@ CALL (e) {
   UNION
   MATCH (n:Class)-[:DEFINES]->(e:Method)
   RETURN n, 'enclosing class' AS kind, 1 AS distance, null AS via
+  UNION
+  // A class is shown as an outline and its methods as items of their own, so a question
+  // about one method of a large class brings that method, not the class's whole text.
+  MATCH (e:Class)-[:DEFINES]->(n:Method)
+  RETURN n, 'member' AS kind, 1 AS distance, null AS via ORDER BY n.start_line LIMIT $members
 }
 // The nearest path per (entry, neighbour, kind) wins.
 WITH e, n, kind, distance, via ORDER BY distance

@@ -15,6 +15,13 @@ from branchgraph.retrieval.source import BranchSources, FileText, Span
 # A search hit the graph also reaches from an entry gains this share of the neighbour score.
 GRAPH_SUPPORT = 0.3
 
+# An outline is a map, not the code: on the real tasks of bench/real_tasks.py full outlines took
+# a quarter of an 8,000-token context. It keeps this many lines of a class's header (its
+# docstring and class attributes), signature lines for this many members, then their names.
+OUTLINE_HEADER_LINES = 12
+OUTLINE_MEMBERS = 12
+OUTLINE_NAMES_CHARS = 160
+
 # Kinds whose neighbour is code the entry uses: shown before the entry. The rest (callers,
 # tests) use the entry and come after it.
 _DEFINITION_KINDS = frozenset({"callee", "type", "base", "enclosing class"})
@@ -43,6 +50,7 @@ class Candidate:
     search_score: float = 0.0  # its normalised fused search score (0: found only through the graph)
     graph_score: float = 0.0  # its strongest link from an entry (entry score x edge weight x decay)
     linked_entries: set[str] = field(default_factory=set)  # entries that reach it through the graph
+    link_kinds: set[str] = field(default_factory=set)  # the kinds of edge that reached it ("callee", "member", ...)
     tokens: int = 0
     source: FileText | None = field(default=None, repr=False)  # the copy its text came from
 
@@ -130,10 +138,12 @@ def gather(
                 members=row.get("members"),
                 graph_score=score,
                 linked_entries={entry_id},
+                link_kinds={row["kind"]},
             )
             continue
         found.graph_score = max(found.graph_score, score)
         found.linked_entries.add(entry_id)
+        found.link_kinds.add(row["kind"])
         found.reasons.append(reason)
         if not found.is_entry and (score > found.score or found.parent is None):
             found.score, found.reason, found.parent = max(score, found.score), reason, parent
@@ -144,9 +154,7 @@ def gather(
     return candidates, uses, len(conflicted - set(candidates))
 
 
-def read_texts(
-    candidates: dict[str, Candidate], sources: BranchSources, full_class_tokens: int, warnings: list[str]
-) -> None:
+def read_texts(candidates: dict[str, Candidate], sources: BranchSources, warnings: list[str]) -> None:
     """Fill in each candidate's text; drop those whose file cannot be read."""
     sources.prefetch([c.path for c in candidates.values()])
     for c in sorted(candidates.values(), key=lambda c: (not c.is_entry, -c.score)):
@@ -164,8 +172,11 @@ def read_texts(
         if c.has_conflict:
             c.span = _conflict_span(c.span, source)
         c.text = source.text(c.span)
-        if c.kind == "Class" and (not c.is_entry or len(c.text) > full_class_tokens * 4):
-            c.outline = True
+        # A class is an outline: its methods are items of their own (an entry class's methods
+        # are candidates through expansion), ranked and trimmed one by one, so a question about
+        # one method of a 400-line class does not get the whole class. A class whose methods
+        # all fit reads as it would in full; one without methods is its full text.
+        c.outline = c.kind == "Class"
     warnings.extend(sources.warnings)
     write_outlines(list(candidates.values()))
 
@@ -237,12 +248,20 @@ def _outline(c: Candidate, same_file: list[Candidate]) -> str:
     out = lines[c.span.start_line - 1 : children[0].start_line - 1]
     while out and not out[-1].strip():
         out.pop()
-    for d in children:
-        if (d.start_line, d.end_line) in shown:
-            continue
-        first = lines[d.start_line - 1] if d.start_line - 1 < len(lines) else ""
-        indent = first[: len(first) - len(first.lstrip())]
+    hidden = [d for d in children if (d.start_line, d.end_line) not in shown]
+    first = lines[children[0].start_line - 1] if children[0].start_line - 1 < len(lines) else ""
+    indent = first[: len(first) - len(first.lstrip())]
+    if len(out) > OUTLINE_HEADER_LINES:
+        out = [*out[:OUTLINE_HEADER_LINES], f"{indent}..."]
+    for d in hidden[:OUTLINE_MEMBERS]:
         out.append(f"{indent}{d.signature.splitlines()[0] if d.signature else d.name}: ...")
+    rest = hidden[OUTLINE_MEMBERS:]
+    if rest:
+        names = ", ".join(d.name for d in rest)
+        if len(names) > OUTLINE_NAMES_CHARS:
+            cut = names.rfind(", ", 0, OUTLINE_NAMES_CHARS)
+            names = names[: cut if cut > 0 else OUTLINE_NAMES_CHARS] + ", ..."
+        out.append(f"{indent}# {len(rest)} more: {names}")
     return "\n".join(out)
 
 

@@ -6,6 +6,10 @@ verbs of change (fix, add, allow, ...) say little, so they are dropped or weigh 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from branchgraph.core.lexical import query_terms
 
 _CONVENTIONAL_PREFIX = re.compile(
     r"^\s*(?:fix|feat|feature|refactor|perf|chore|docs?|tests?|style|build|ci|revert)(?:\([^)]*\))?!?:\s*",
@@ -64,3 +68,39 @@ def names_symbol(dotted: list[list[str]], kind: str, qualname: str) -> bool:
 def term_weight(term: str) -> float:
     """How much a query term counts, on top of its rarity in the code."""
     return CHANGE_WORD_WEIGHT if term in CHANGE_WORDS else 1.0
+
+
+# Terms this long that share this many first letters are one word in two forms
+# (``serialization`` / ``serialize``, ``validated`` / ``validation``).
+_STEM = 5
+
+
+def content_terms(query: str) -> list[str]:
+    """The terms of a question that can name code: its full-text terms without the words of
+    change."""
+    return [t for t in query_terms(search_text(query)) if t not in CHANGE_WORDS]
+
+
+@dataclass(frozen=True, slots=True)
+class Words:
+    """A set of lower-case terms that also knows each long one's first letters, so that
+    whether it says a word in another form is two set lookups."""
+
+    exact: frozenset[str]
+    stems: frozenset[str]
+
+    @classmethod
+    def of(cls, words: Iterable[str]) -> Words:
+        exact = frozenset(words)
+        return cls(exact, frozenset(w[:_STEM] for w in exact if len(w) >= _STEM))
+
+    def say(self, word: str) -> bool:
+        """Whether one of these is ``word``, allowing a different ending."""
+        return word in self.exact or (len(word) >= _STEM and word[:_STEM] in self.stems)
+
+
+def shared_share(terms: list[str], others: Words) -> float:
+    """The share of ``terms`` that ``others`` say."""
+    if not terms:
+        return 0.0
+    return sum(others.say(t) for t in terms) / len(terms)

@@ -29,6 +29,7 @@ EDGE_WEIGHTS = {
     "callee": 0.7,
     "type": 0.65,
     "enclosing class": 0.6,
+    "member": 0.6,
     "base": 0.55,
     "caller": 0.5,
     "test": 0.5,

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from conftest import FIXTURES
-from gitrepo import commit_files, read_tree
+from gitrepo import commit_files, init_repo, read_tree
 
 from branchgraph import OutsideRepository, api
 from branchgraph.cli import cli
@@ -96,14 +96,28 @@ def test_classes_reached_by_expansion_are_outlines_without_repeated_text(indexed
     assert regained, "no budget dropped a method of the outlined class: the check above did not run"
 
 
-def test_a_method_inside_a_class_shown_in_full_is_folded_into_it(indexed_shop, config):
-    result = api.context("Invoice add_line", repo=indexed_shop, config=config, entries=4)
+def test_a_class_entry_is_an_outline_and_its_methods_are_items_of_their_own(indexed_shop, config):
+    methods = ("__init__", "add_line", "total", "render", "export")
+    result = api.context("the Invoice class", repo=indexed_shop, config=config, entries=1)
     items = by_qualname(result)
     invoice = items["shop.billing.invoice.Invoice"]
-    assert invoice.reason == "entry" and not invoice.outline and "def add_line" in invoice.text
-    assert "shop.billing.invoice.Invoice.add_line" not in items
-    assert any(r.startswith("shop.billing.invoice.Invoice.add_line: ") for r in invoice.reasons)
-    shown = [(i.path, line) for i in result.items if not i.outline for line in range(i.start_line, i.end_line + 1)]
+    assert invoice.reason == "entry" and invoice.outline
+    # With room for all of them, every method is an item reached from its class, so the class
+    # reads in full, one method at a time; the outline keeps the header only.
+    for method in methods:
+        item = items[f"shop.billing.invoice.Invoice.{method}"]
+        assert "member of shop.billing.invoice.Invoice" in item.reasons and item.via == invoice.id
+        assert f"def {method}(" not in invoice.text
+    assert '"""An invoice with lines."""' in invoice.text
+    # A tight budget keeps the best methods and gives the others back to the outline as
+    # signature lines; no line of code appears twice.
+    tight = api.context("the Invoice class", repo=indexed_shop, config=config, entries=1, budget_tokens=120)
+    tight_items = by_qualname(tight)
+    outline = tight_items["shop.billing.invoice.Invoice"].text
+    assert any(f"shop.billing.invoice.Invoice.{m}" not in tight_items for m in methods)
+    for method in methods:
+        assert (f"def {method}(" in outline) != (f"shop.billing.invoice.Invoice.{method}" in tight_items), method
+    shown = [(i.path, line) for i in tight.items if not i.outline for line in range(i.start_line, i.end_line + 1)]
     assert len(shown) == len(set(shown)), "a line of code appears twice"
 
 
@@ -199,7 +213,6 @@ def test_a_drifted_file_is_relocated_by_reparsing_and_flagged_stale(shop_repo, c
 
 
 def test_symbols_with_merge_conflicts_are_left_out_unless_nothing_else_matches(repo_dir, config):
-    from gitrepo import init_repo
 
     repo = init_repo(repo_dir)
     commit_files(
@@ -291,3 +304,48 @@ def test_a_long_lived_workspace_sees_new_commits_and_reports_the_lag(shop_repo, 
         commit_files(Repo(str(shop_repo)), {**files, "src/shop/extra.py": b"def extra():\n    pass\n"})
         lagging = ws.context(QUESTION, entries=1)
         assert lagging.behind_commits == 1 and any("1 commits behind main" in w for w in lagging.warnings)
+
+
+def _big_class_source(methods: int) -> str:
+    header = "\n".join(f"    line {n} of a long docstring" for n in range(20))
+    body = "".join(
+        f"\n    def step_{n:02}(self, value):\n        return value + {n}  # plain arithmetic step {n}\n"
+        for n in range(methods)
+    )
+    return f'class Pipeline:\n    """The pipeline.\n\n{header}\n    """\n\n    limit = 3\n{body}'
+
+
+def test_an_outline_is_a_map_of_capped_size(repo_dir, config):
+
+    commit_files(init_repo(repo_dir), {"pipeline.py": _big_class_source(30)})
+    api.ingest(repo_dir, config=config)
+    # A budget that keeps the class and few of its 30 methods: the rest are outlined.
+    result = api.context("Pipeline class", repo=repo_dir, config=config, entries=1, budget_tokens=400)
+    outline = by_qualname(result)["pipeline.Pipeline"]
+    assert outline.outline
+    lines = outline.text.splitlines()
+    shown = [i for i in result.items if i.qualname.startswith("pipeline.Pipeline.step_")]
+    hidden = 30 - len(shown)
+    assert hidden > 12
+    signatures = [line for line in lines if line.strip().startswith("def step_")]
+    assert len(signatures) == 12
+    assert lines[-1].strip().startswith(f"# {hidden - 12} more: step_")
+    # The header keeps its first 12 lines, then says it goes on.
+    assert lines[:12] == _big_class_source(30).splitlines()[:12] and lines[12].strip() == "..."
+    assert "line 19 of a long docstring" not in outline.text
+
+
+def test_overloads_and_their_implementation_are_one_item(repo_dir, config):
+
+    source = (
+        "from typing import overload\n\n\n"
+        "@overload\ndef convert(value: int) -> int: ...\n\n\n"
+        "@overload\ndef convert(value: str) -> str: ...\n\n\n"
+        "def convert(value):\n    # the implementation: turn the value around\n    return value[::-1]\n"
+    )
+    commit_files(init_repo(repo_dir), {"convert.py": source})
+    api.ingest(repo_dir, config=config)
+    result = api.context("convert value", repo=repo_dir, config=config)
+    converts = [i for i in result.items if i.qualname == "convert.convert"]
+    assert len(converts) == 1
+    assert "the implementation" in converts[0].text

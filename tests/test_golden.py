@@ -31,7 +31,12 @@ FLOORS = {
         ("hashing", "full"): 0.71,
         ("local", "dense"): 0.47,
         ("local", "hybrid"): 0.53,
-        ("local", "full"): 0.74,
+        # 0.775 -> 0.732 when classes became outlines with their methods as items of their own
+        # (issue 10): this set's scoring credits a class shown in full with every method in it,
+        # so answers that were one whole class (ProgressBar, Choice, Context) now need their
+        # methods in the top 10 one by one. On real tasks, which score by line overlap, the same
+        # change raised recall@10 by 0.1. requests rose (0.925 -> 0.950).
+        ("local", "full"): 0.72,
     },
     "requests": {
         ("hashing", "lexical"): 0.79,
@@ -40,7 +45,7 @@ FLOORS = {
         ("hashing", "full"): 0.89,
         ("local", "dense"): 0.66,
         ("local", "hybrid"): 0.85,
-        ("local", "full"): 0.90,
+        ("local", "full"): 0.93,
     },
     "flask-commits": {
         ("hashing", "lexical"): 0.43,

@@ -71,8 +71,8 @@ def test_one_bad_working_tree_path_costs_one_item_not_the_answer(shop_repo: Path
     payments.unlink()
     payments.symlink_to(outside)  # the checked-out copy now points out of the repository
     result = api.context("where is refund implemented", repo=shop_repo, config=config)
-    payment = next(i for i in result.items if i.qualname == "shop.payments.Payment")
-    assert "def refund" in payment.text  # the indexed blob, not the link
+    refund = next(i for i in result.items if i.qualname == "shop.payments.Payment.refund")
+    assert "def refund" in refund.text  # the indexed blob, not the link
     assert not any("SECRET" in i.text for i in result.items)
     assert any("src/shop/payments.py: working-tree copy not read" in w for w in result.warnings)
 

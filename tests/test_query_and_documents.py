@@ -1,13 +1,16 @@
-"""Pure functions of retrieval and ingest: commit-message queries, symbol documents and the
-learned ranker's shipped model."""
+"""Pure functions of retrieval and ingest: commit-message queries, symbol documents, the
+learned ranker's shipped model and the token budget."""
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 
 from branchgraph.ingest.documents import symbol_document
+from branchgraph.retrieval import budget
 from branchgraph.retrieval.learned import FEATURES, shipped_ranker
-from branchgraph.retrieval.query import search_text, term_weight
+from branchgraph.retrieval.query import Words, content_terms, search_text, shared_share, term_weight
 
 
 def test_commit_phrasing_is_cleaned_from_queries():
@@ -57,3 +60,45 @@ def test_a_dotted_name_in_a_question_names_a_function_through_its_package_or_a_m
     assert names_symbol(dotted, "Method", "flask.app.Flask.run")
     assert not names_symbol(dotted, "Method", "requests.sessions.Session.get")
     assert not names_symbol(dotted, "Function", "flask.cli.run")
+
+
+def test_question_words_match_names_in_another_form_of_the_word():
+    assert content_terms("Fix small issues with TimeDelta serialization type (#12)") == [
+        "delta",
+        "serialization",
+        "small",
+        "time",
+        "timedelta",
+        "type",
+    ]
+    words = Words.of(["serialization", "field", "type"])
+    assert words.say("serialize") and words.say("field") and words.say("type")
+    assert not words.say("deserialize") and not words.say("types") and not words.say("fiel")
+    assert shared_share(["time", "delta", "serialize"], Words.of(["timedelta", "serialization"])) == 1 / 3
+    assert shared_share([], words) == 0.0
+
+
+@dataclass
+class _Item:
+    id: str
+    score: float
+    tokens: int
+    parent: str | None = None
+    is_entry: bool = False
+
+
+def test_the_budget_keeps_the_best_items_and_then_the_most_score_per_token(monkeypatch):
+    monkeypatch.setattr(budget, "PROTECTED_ITEMS", 2)
+    monkeypatch.setattr(budget, "TOKEN_EXPONENT", 0.5)
+    items = [
+        _Item("entry", 0.9, 100, is_entry=True),
+        _Item("big-but-second", 0.8, 900),  # protected: among the 2 best
+        _Item("weak-entry", 0.05, 300, is_entry=True),  # an entry that ranked low: droppable
+        _Item("long", 0.3, 1600),  # 0.3 / 40 = 0.0075 a token^0.5
+        _Item("short", 0.2, 100),  # 0.2 / 10 = 0.02
+        _Item("child", 0.1, 50, parent="short"),
+    ]
+    kept = {i.id for i in budget.trim_to_budget(items, 1200)}
+    assert kept == {"entry", "big-but-second", "short", "child"}
+    # The best entry stays even when nothing fits.
+    assert [i.id for i in budget.trim_to_budget(items, 10)] == ["entry"]
