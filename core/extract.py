@@ -24,9 +24,11 @@ from branchgraph.core.languages import language_named, new_parser, tag_query, ts
 from branchgraph.core.model import content_hash
 
 # Bumped whenever extraction output changes, so caches keyed by blob SHA are invalidated.
-EXTRACTOR_VERSION = 2
+EXTRACTOR_VERSION = 3
 
 _MAX_RAW = 200
+# The captures that say what an assignment holds, and the kind of assignment each makes.
+_ASSIGN_KINDS = (("assign.value", "call"), ("assign.alias", "alias"), ("assign.type", "annotation"))
 # Nodes a broad capture such as `(argument_list (_) @reference.base)` may hit that name nothing.
 _NOT_REFERENCES = frozenset({"keyword_argument", "comment", "list_splat", "dictionary_splat"})
 
@@ -73,12 +75,16 @@ class Import:
 
 @dataclass(slots=True)
 class Assignment:
-    """``name = callee(...)`` inside a scope: lets calls on ``name`` resolve through callee's class."""
+    """An assignment that says what a name holds, so calls on it can resolve: ``name =
+    callee(...)`` (kind ``call``), ``self.attr = name`` (``alias``) or ``name: Type`` /
+    ``self.attr: Type`` (``annotation``; ``callee`` holds the annotation). Instance attributes
+    are named ``self.attr``."""
 
     name: str
     callee: str
     line: int
     scope: int | None
+    kind: str = "call"
 
 
 @dataclass(slots=True)
@@ -227,12 +233,17 @@ def extract(language: str, data: bytes) -> ParsedFile:
             module_globals.append(_text(caps["global"][0]))
         elif "assign.name" in caps:
             node = caps["assign.name"][0]
+            attribute_of = caps.get("assign.object")
+            if attribute_of is not None and _text(attribute_of[0]) != "self":
+                continue  # another object's attribute says nothing about this scope's names
+            kind, value = next((k, caps[c][0]) for c, k in _ASSIGN_KINDS if c in caps)
             assignments.append(
                 Assignment(
-                    name=_text(node),
-                    callee=_raw(caps["assign.value"][0]),
+                    name=f"self.{_text(node)}" if attribute_of is not None else _text(node),
+                    callee=_raw(value),
                     line=node.start_point[0] + 1,
                     scope=scopes.innermost(node.start_byte, node.end_byte),
+                    kind=kind,
                 )
             )
         else:

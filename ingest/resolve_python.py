@@ -4,7 +4,10 @@ Input: every parsed Python file of one commit. Output: one ``FileSubgraph`` per 
 and the edges it owns). Resolution follows Python's name lookup closely enough for a static
 index: function scopes, then the module (imports, definitions, wildcard imports, package
 re-exports), then builtins; attributes through modules, classes and their in-repo bases,
-``self``/``cls``, parameters annotated with in-repo classes and ``x = Class(...)`` locals.
+``self``/``cls``, parameters annotated with in-repo classes, ``x = Class(...)`` locals,
+instance attributes (``self.x = Class(...)`` / ``= annotated_param`` / ``: Class`` in any
+method, ``x: Class`` in the class body: every assignment must agree) and the annotated return
+types of in-repo functions (``build(...).send()``).
 
 A reference is never dropped: it resolves to a node or becomes a dangling edge to an
 ``Unresolved`` node whose reason is ``external`` (stdlib, third-party, builtins) or
@@ -17,7 +20,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-from branchgraph.core.extract import Definition, Import
+from branchgraph.core.extract import Assignment, Definition, Import
 from branchgraph.core.languages.python import is_test_file
 from branchgraph.core.model import Edge, FileSubgraph, node_id
 from branchgraph.ingest.python_modules import BUILTIN_NAMES, absolute_module, module_name, package_of
@@ -104,6 +107,10 @@ class PythonResolver:
         self._bases: dict[str, list[tuple[str, int, _Value]]] = {}
         self.file_ids: dict[str, str] = {}
         self._base_refs: dict[tuple[str, int | None], list] = {}
+        # (path, class index) -> instance attribute -> what its assignments bind
+        self.attributes: dict[tuple[str, int], dict[str, list[_Binding]]] = {}
+        # (path, function index) -> its return annotation
+        self.return_types: dict[tuple[str, int], str] = {}
         for f in files:
             self._index_file(f)
         self._by_id = {s.id: s for s in self.symbols.values()}
@@ -136,8 +143,10 @@ class PythonResolver:
         for imp in f.parsed.imports:
             self._bind_import(f, imp)
         for a in f.parsed.assignments:
-            self._bind(f.path, a.scope, a.name, ("call_result", a.callee, a.scope), keep_existing=True)
+            self._index_assignment(f, a)
         for ref in f.parsed.references:
+            if ref.kind == "return_type" and ref.scope is not None:
+                self.return_types[(f.path, ref.scope)] = ref.raw
             if ref.kind == "base":
                 self._base_refs.setdefault((f.path, ref.scope), []).append(ref)
             elif ref.kind == "param_type" and ref.param:
@@ -147,6 +156,34 @@ class PythonResolver:
                     ref.param,
                     ("annotated", ref.raw, defs[ref.scope].parent if ref.scope is not None else None),
                 )
+
+    def _index_assignment(self, f: ParsedSource, a: Assignment) -> None:
+        """A local's first assignment binds it in its scope; an instance attribute's
+        assignments (``self.x = ...`` in any method, ``x: Type`` in the class body) are kept per
+        class, every one of them: they must agree for ``self.x`` to have a type."""
+        defs = f.parsed.definitions
+        if a.name.startswith("self."):
+            method = defs[a.scope] if a.scope is not None else None
+            if method is None or method.kind != "function" or method.parent is None:
+                return
+            if defs[method.parent].kind != "class":
+                return
+            owner, name = method.parent, a.name[len("self.") :]
+        elif a.kind == "annotation":
+            if a.scope is None or defs[a.scope].kind != "class":
+                return
+            owner, name = a.scope, a.name
+        else:
+            self._bind(f.path, a.scope, a.name, ("call_result", a.callee, a.scope), keep_existing=True)
+            return
+        if a.kind == "annotation":
+            # An annotation names its type in the scope around the class body or method.
+            binding: _Binding = ("annotated", a.callee, defs[a.scope].parent if a.scope is not None else None)
+        elif a.kind == "alias":
+            binding = ("alias", a.callee, a.scope)
+        else:
+            binding = ("call_result", a.callee, a.scope)
+        self.attributes.setdefault((f.path, owner), {}).setdefault(name, []).append(binding)
 
     @staticmethod
     def _label(d: Definition, defs: list[Definition]) -> str:
@@ -229,11 +266,33 @@ class PythonResolver:
             value = self._resolve_type(path, binding[1], binding[2])
             return _Inst(value.symbol) if isinstance(value, _Sym) and value.symbol.label == "Class" else None
         if kind == "call_result":
-            value = self._resolve_dotted(path, binding[2], binding[1])
-            if isinstance(value, _Sym) and value.symbol.label == "Class":
-                return _Inst(value.symbol)
-            return None
+            return self._call_result(self._resolve_dotted(path, binding[2], binding[1]))
+        if kind == "alias":
+            value = self._lookup(path, binding[2], binding[1])
+            return value if isinstance(value, _Inst) else None
         raise AssertionError(f"unknown binding {binding!r}")
+
+    def _call_result(self, callee: _Value) -> _Value:
+        """What calling ``callee`` returns, when that is an in-repo class's instance: a class
+        called (its constructor), or a function whose return annotation names one class."""
+        if not isinstance(callee, _Sym):
+            return None
+        symbol = callee.symbol
+        if symbol.label == "Class":
+            return _Inst(symbol)
+        returned = self.return_types.get((symbol.file.path, symbol.index))
+        if returned is None:
+            return None
+        value = self._resolve_type(symbol.file.path, returned, symbol.definition.parent)
+        return _Inst(value.symbol) if isinstance(value, _Sym) and value.symbol.label == "Class" else None
+
+    def _instance_attribute(self, cls: _Symbol, attr: str) -> _Value:
+        """The type of ``self.<attr>`` of ``cls``, when every assignment of it agrees."""
+        bindings = self.attributes.get((cls.file.path, cls.index), {}).get(attr)
+        if not bindings:
+            return None
+        values = {self._resolve_binding(cls.file.path, b) for b in bindings}
+        return values.pop() if len(values) == 1 else None
 
     def _memo(self, key: tuple, compute) -> _Value:
         """Cache a resolution; a lookup that re-enters itself (an import cycle) finds nothing."""
@@ -319,6 +378,9 @@ class PythonResolver:
         child = self.children.get((cls.file.path, cls.index), {}).get(attr)
         if child is not None:
             return _Sym(child)
+        attribute = self._memo(("attribute", cls.id, attr), lambda: self._instance_attribute(cls, attr))
+        if attribute is not None:
+            return attribute
         external_base = None
         for _raw, _line, base in self._class_bases(cls):
             if isinstance(base, _Sym) and base.symbol.label == "Class":
@@ -359,10 +421,11 @@ class PythonResolver:
             return value
         constructed = _CONSTRUCTED.match(raw)
         if constructed:
-            # `Invoice().add_line`: an attribute of a fresh instance of a class.
+            # `Invoice().add_line`, `build_client(...).send`: an attribute of what a call
+            # returns (a fresh instance of a class, or a function's annotated return type).
             callee = self._resolve_dotted(path, scope, constructed.group(1))
-            if isinstance(callee, _Sym) and callee.symbol.label == "Class":
-                value = _Inst(callee.symbol)
+            value = self._call_result(callee)
+            if value is not None:
                 for attr in constructed.group(2).split("."):
                     value = self._member(value, attr) if value is not None else None
                 return value

@@ -82,3 +82,62 @@ def test_sibling_module_import_from_a_test_directory():
     )
     assert ("tests.test_x.test_build", "CALLS", "tests.helpers.build", True) in edges_of_subgraphs(graph)
     assert ("tests.helpers.build", "TESTED_BY", "tests.test_x.test_build", True) in edges_of_subgraphs(graph)
+
+
+TYPED_ATTRIBUTES = {
+    "pkg/__init__.py": b"",
+    "pkg/store.py": (
+        b"class Store:\n    def save(self, x):\n        return x\n\n\n"
+        b"class Cache:\n    def save(self, x):\n        return x\n\n\n"
+        b"def build() -> Store:\n    return Store()\n\n\n"
+        b"def anything():\n    return Store()\n"
+    ),
+    "pkg/app.py": b"""from dataclasses import dataclass
+
+from .store import Cache, Store, anything, build
+
+
+@dataclass
+class Settings:
+    store: Store
+
+    def load(self):
+        self.store.save(1)
+
+
+class App:
+    settings: Settings
+
+    def __init__(self, store: Store):
+        self.store = store
+        self.made = Store()
+        self.either = Store()
+
+    def other(self):
+        self.either = Cache()
+
+    def run(self):
+        self.store.save(1)
+        self.made.save(2)
+        self.settings.load()
+        build().save(3)
+        self.either.save(4)
+        self.unknown.save(5)
+        anything().save(6)
+""",
+}
+
+
+def test_types_flow_through_instance_attributes_fields_and_return_annotations():
+    edges = edges_of_subgraphs(resolve(TYPED_ATTRIBUTES))
+    resolved = {(src, dst) for src, kind, dst, ok in edges if kind == "CALLS" and ok}
+    assert {
+        ("pkg.app.Settings.load", "pkg.store.Store.save"),  # a dataclass field: `store: Store`
+        ("pkg.app.App.run", "pkg.store.Store.save"),  # `self.store = store` (annotated), `= Store()`, `build()`
+        ("pkg.app.App.run", "pkg.app.Settings.load"),  # an annotated class attribute
+    } <= resolved
+    calls = {e.raw: e.resolved for s in resolve(TYPED_ATTRIBUTES) for e in s.edges if e.type == "CALLS"}
+    assert calls["self.store.save"] and calls["self.made.save"] and calls["build().save"]
+    # A guess is never an edge: two methods disagree on `self.either`, nothing says what
+    # `self.unknown` holds, and `anything()` has no return annotation.
+    assert not calls["self.either.save"] and not calls["self.unknown.save"] and not calls["anything().save"]

@@ -4,7 +4,8 @@
 ;   @reference.<kind> [+ @param]    a use: call, base, param_type, return_type
 ;   @doc                            docstring of the innermost enclosing definition (or module)
 ;   @decorator + @decorated         a decorator and the definition it decorates
-;   @import.* / @assign.*           import bindings and `name = Callee(...)` assignments
+;   @import.* / @assign.*           import bindings and typed assignments (`name = Callee(...)`,
+;                                   `self.attr = ...`, `attr: Type` in a class body)
 
 (class_definition name: (identifier) @name) @definition.class
 (function_definition name: (identifier) @name) @definition.function
@@ -35,5 +36,15 @@
 (import_from_statement module_name: (_) @import.from (wildcard_import) @import.wildcard)
 
 (assignment left: (identifier) @assign.name right: (call function: (_) @assign.value))
+; Instance attributes, whose types let `self.store.save()` resolve: `self.store = Store()`,
+; `self.store = store` (a parameter), `self.store: Store = ...`; and annotated class attributes
+; and dataclass-style fields (`store: Store`).
+(assignment left: (attribute object: (identifier) @assign.object attribute: (identifier) @assign.name)
+  right: (call function: (_) @assign.value))
+(assignment left: (attribute object: (identifier) @assign.object attribute: (identifier) @assign.name)
+  right: (identifier) @assign.alias)
+(assignment left: (attribute object: (identifier) @assign.object attribute: (identifier) @assign.name)
+  type: (type) @assign.type)
+(class_definition body: (block (expression_statement (assignment left: (identifier) @assign.name type: (type) @assign.type))))
 
 (module (expression_statement (assignment left: (identifier) @global)))
