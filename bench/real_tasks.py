@@ -7,7 +7,10 @@ branch, updated incrementally from case to case, oldest first) and these are ran
 - ``context``: ``context()`` with an 8,000-token budget, items in rank order;
 - ``fulltext`` / ``vector``: branchgraph's full-text-only and vector-only entry search;
 - ``bm25``: Okapi BM25 (k1 1.2, b 0.75) over every function's and method's own source text,
-  identifier-split as branchgraph's full-text search is, no graph, no vectors.
+  identifier-split as branchgraph's full-text search is, no graph, no vectors;
+- ``candidates`` (a diagnostic, not an answer): every candidate ``context()`` ranked, in the
+  ranker's order, before assembly folds, outlines and trims them; the gap to ``context`` is
+  what assembly loses.
 
 Metrics, each on the tuning half and on the held-out half (fixed by commit id; no choice is
 made on it):
@@ -16,6 +19,8 @@ made on it):
   gold symbol when it is in the same file and their line spans have intersection over union
   >= 0.5 (a 400-line class shown for a 10-line method does not);
 - file recall@5: the share of gold files among the files of the top 5 items;
+- recall@all: the share of gold symbols anywhere in the list (for ``candidates``: the gold
+  search and the graph bring at all);
 - budget recall: the share of gold symbols at least half of whose lines are shown in full
   (not as an outline) within 8,000 tokens: for ``context`` its answer, for the lists their
   texts best first until the budget is spent.
