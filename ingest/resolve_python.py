@@ -33,6 +33,8 @@ _TYPE_NAME = re.compile(r"[A-Za-z_][\w.]*")
 _LITERAL_RECEIVER = re.compile(r"""^([rbfuRBFU]{0,2}["']|[\[{]|\d)""")
 _TYPE_KEYWORDS = frozenset({"None", "True", "False"})
 _MAX_BASE_DEPTH = 25
+_PROPERTY = re.compile(r"(?:functools\.)?(?:property|cached_property)")
+_SELF_TYPE = re.compile(r"(?:typing\.|typing_extensions\.)?Self")
 
 
 @dataclass(eq=False, slots=True)
@@ -283,6 +285,10 @@ class PythonResolver:
         returned = self.return_types.get((symbol.file.path, symbol.index))
         if returned is None:
             return None
+        if _SELF_TYPE.fullmatch(returned.strip("'\"")):
+            # `-> Self` on a method: an instance of its class.
+            owner = self._enclosing_class(symbol.file.path, symbol.definition.parent)
+            return _Inst(owner) if owner is not None else None
         value = self._resolve_type(symbol.file.path, returned, symbol.definition.parent)
         return _Inst(value.symbol) if isinstance(value, _Sym) and value.symbol.label == "Class" else None
 
@@ -427,7 +433,7 @@ class PythonResolver:
             value = self._call_result(callee)
             if value is not None:
                 for attr in constructed.group(2).split("."):
-                    value = self._member(value, attr) if value is not None else None
+                    value = self._member(self._through_property(value), attr) if value is not None else None
                 return value
             return _Ext(raw) if isinstance(callee, _Ext) else None
         if not _DOTTED.match(raw):
@@ -437,7 +443,16 @@ class PythonResolver:
         for attr in rest:
             if value is None:
                 return None
-            value = self._member(value, attr)
+            value = self._member(self._through_property(value), attr)
+        return value
+
+    def _through_property(self, value: _Value) -> _Value:
+        """A property read on the way to an attribute (``self.client.send``) stands for what
+        the property returns; anything else stands for itself."""
+        if not isinstance(value, _Sym) or value.symbol.label != "Method":
+            return value
+        if any(_PROPERTY.fullmatch(d) for d in value.symbol.definition.decorators):
+            return self._call_result(value)
         return value
 
     def _resolve_type(self, path: str, raw: str, scope: int | None) -> _Value:

@@ -90,11 +90,14 @@ TYPED_ATTRIBUTES = {
         b"class Store:\n    def save(self, x):\n        return x\n\n\n"
         b"class Cache:\n    def save(self, x):\n        return x\n\n\n"
         b"def build() -> Store:\n    return Store()\n\n\n"
-        b"def anything():\n    return Store()\n"
+        b"def anything():\n    return Store()\n\n\n"
+        b"class Client:\n    @classmethod\n    def create(cls) -> 'Self':\n        return cls()\n\n"
+        b"    def send(self):\n        return 1\n\n"
+        b"    @property\n    def store(self) -> Store:\n        return Store()\n"
     ),
     "pkg/app.py": b"""from dataclasses import dataclass
 
-from .store import Cache, Store, anything, build
+from .store import Cache, Client, Store, anything, build
 
 
 @dataclass
@@ -124,6 +127,8 @@ class App:
         self.either.save(4)
         self.unknown.save(5)
         anything().save(6)
+        Client.create().send()
+        Client().store.save(7)
 """,
 }
 
@@ -138,6 +143,9 @@ def test_types_flow_through_instance_attributes_fields_and_return_annotations():
     } <= resolved
     calls = {e.raw: e.resolved for s in resolve(TYPED_ATTRIBUTES) for e in s.edges if e.type == "CALLS"}
     assert calls["self.store.save"] and calls["self.made.save"] and calls["build().save"]
+    # A classmethod constructor annotated `-> Self`, and a property's annotated result.
+    assert calls["Client.create().send"] and calls["Client().store.save"]
+    assert ("pkg.app.App.run", "pkg.store.Client.send") in resolved
     # A guess is never an edge: two methods disagree on `self.either`, nothing says what
     # `self.unknown` holds, and `anything()` has no return annotation.
     assert not calls["self.either.save"] and not calls["self.unknown.save"] and not calls["anything().save"]
