@@ -24,7 +24,7 @@ from branchgraph.core.languages import language_named, new_parser, tag_query, ts
 from branchgraph.core.model import content_hash
 
 # Bumped whenever extraction output changes, so caches keyed by blob SHA are invalidated.
-EXTRACTOR_VERSION = 3
+EXTRACTOR_VERSION = 4
 
 _MAX_RAW = 200
 # The captures that say what an assignment holds, and the kind of assignment each makes.
@@ -78,7 +78,7 @@ class Assignment:
     """An assignment that says what a name holds, so calls on it can resolve: ``name =
     callee(...)`` (kind ``call``), ``self.attr = name`` (``alias``) or ``name: Type`` /
     ``self.attr: Type`` (``annotation``; ``callee`` holds the annotation). Instance attributes
-    are named ``self.attr``."""
+    are named ``self.attr``; what a function returns or yields is assigned to ``return``."""
 
     name: str
     callee: str
@@ -231,6 +231,15 @@ def extract(language: str, data: bytes) -> ParsedFile:
             )
         elif "global" in caps:
             module_globals.append(_text(caps["global"][0]))
+        elif "return.value" in caps or "return.name" in caps:
+            # Kept as an assignment to the function's own "return" (``return Store()``,
+            # ``yield pm``), so an unannotated function's result can have a type.
+            kind, node = (
+                ("call", caps["return.value"][0]) if "return.value" in caps else ("alias", caps["return.name"][0])
+            )
+            scope = scopes.innermost(node.start_byte, node.end_byte)
+            if scope is not None:
+                assignments.append(Assignment("return", _raw(node), node.start_point[0] + 1, scope, kind))
         elif "assign.name" in caps:
             node = caps["assign.name"][0]
             attribute_of = caps.get("assign.object")

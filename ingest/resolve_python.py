@@ -21,7 +21,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from branchgraph.core.extract import Assignment, Definition, Import
-from branchgraph.core.languages.python import is_test_file
+from branchgraph.core.languages.python import is_support_file, is_test_file
 from branchgraph.core.model import Edge, FileSubgraph, node_id
 from branchgraph.ingest.python_modules import BUILTIN_NAMES, absolute_module, module_name, package_of
 from branchgraph.ingest.subgraphs import ParsedSource, SubgraphEmitter, SymbolNode, Target
@@ -34,6 +34,7 @@ _LITERAL_RECEIVER = re.compile(r"""^([rbfuRBFU]{0,2}["']|[\[{]|\d)""")
 _TYPE_KEYWORDS = frozenset({"None", "True", "False"})
 _MAX_BASE_DEPTH = 25
 _PROPERTY = re.compile(r"(?:functools\.)?(?:property|cached_property)")
+_FIXTURE = re.compile(r"(?:pytest\.)?fixture\b")
 _SELF_TYPE = re.compile(r"(?:typing\.|typing_extensions\.)?Self")
 
 
@@ -111,8 +112,11 @@ class PythonResolver:
         self._base_refs: dict[tuple[str, int | None], list] = {}
         # (path, class index) -> instance attribute -> what its assignments bind
         self.attributes: dict[tuple[str, int], dict[str, list[_Binding]]] = {}
-        # (path, function index) -> its return annotation
+        # (path, function index) -> its return annotation; what its return/yield statements give
         self.return_types: dict[tuple[str, int], str] = {}
+        self.returns: dict[tuple[str, int], list[_Binding]] = {}
+        # pytest fixtures: (path of the file, or directory of a conftest.py) -> name -> function
+        self.fixtures: dict[str, dict[str, _Symbol]] = {}
         for f in files:
             self._index_file(f)
         self._by_id = {s.id: s for s in self.symbols.values()}
@@ -142,6 +146,9 @@ class PythonResolver:
             # Later definitions shadow earlier ones, as at run time.
             self.children.setdefault((f.path, d.parent), {})[d.name] = symbol
             self._bind(f.path, d.parent, d.name, ("def", symbol))
+            if d.kind == "function" and any(_FIXTURE.match(decorator) for decorator in d.decorators):
+                where = _directory(f.path) if _file_name(f.path) == "conftest.py" else f.path
+                self.fixtures.setdefault(where, {})[d.name] = symbol
         for imp in f.parsed.imports:
             self._bind_import(f, imp)
         for a in f.parsed.assignments:
@@ -164,6 +171,11 @@ class PythonResolver:
         assignments (``self.x = ...`` in any method, ``x: Type`` in the class body) are kept per
         class, every one of them: they must agree for ``self.x`` to have a type."""
         defs = f.parsed.definitions
+        if a.name == "return":
+            if a.scope is not None:
+                kind = "call_result" if a.kind == "call" else "alias"
+                self.returns.setdefault((f.path, a.scope), []).append((kind, a.callee, a.scope))
+            return
         if a.name.startswith("self."):
             method = defs[a.scope] if a.scope is not None else None
             if method is None or method.kind != "function" or method.parent is None:
@@ -284,7 +296,11 @@ class PythonResolver:
             return _Inst(symbol)
         returned = self.return_types.get((symbol.file.path, symbol.index))
         if returned is None:
-            return None
+            # No annotation: what every return (or yield) gives, when they agree on one class.
+            bindings = self.returns.get((symbol.file.path, symbol.index), [])
+            values = {self._resolve_binding(symbol.file.path, b) for b in bindings}
+            only = values.pop() if len(values) == 1 else None
+            return only if isinstance(only, _Inst) else None
         if _SELF_TYPE.fullmatch(returned.strip("'\"")):
             # `-> Self` on a method: an instance of its class.
             owner = self._enclosing_class(symbol.file.path, symbol.definition.parent)
@@ -340,9 +356,26 @@ class PythonResolver:
         value = self._module_attribute(path, name)
         if value is not None:
             return value
+        if scope is not None and is_support_file(path):
+            # A test's or fixture's parameter that no code binds: pytest passes the fixture of
+            # that name (this file's, else the nearest conftest.py's) — its value is what the
+            # fixture returns or yields.
+            fixture = self._fixture(path, name)
+            if fixture is not None:
+                return self._memo(("fixture", fixture.id), lambda: self._call_result(_Sym(fixture)))
         if name in BUILTIN_NAMES:
             return _Ext(name)
         return None
+
+    def _fixture(self, path: str, name: str) -> _Symbol | None:
+        found = self.fixtures.get(path, {}).get(name)
+        directory = _directory(path)
+        while found is None:
+            found = self.fixtures.get(directory, {}).get(name)
+            if not directory:
+                break
+            directory = _directory(directory)
+        return found
 
     def _module_attribute(self, path: str, name: str) -> _Value:
         binding = self.bindings.get((path, None), {}).get(name)
@@ -589,3 +622,11 @@ class PythonResolver:
 def resolve_python(repo: str, branch: str, files: list[ParsedSource]) -> list[FileSubgraph]:
     """Resolve a whole commit's Python files into per-file graphs."""
     return PythonResolver(repo, branch, files).build()
+
+
+def _directory(path: str) -> str:
+    return path.rsplit("/", 1)[0] if "/" in path else ""
+
+
+def _file_name(path: str) -> str:
+    return path.rsplit("/", 1)[-1]

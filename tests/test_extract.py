@@ -76,7 +76,12 @@ def test_imports_and_assignments():
         (".sibling", "more", None),
         ("..up", "*", None),
     }
-    assert [(a.name, a.callee) for a in parsed.assignments] == [("value", "Outer")]
+    assert [(a.name, a.callee, a.kind) for a in parsed.assignments if a.name != "return"] == [
+        ("value", "Outer", "call")
+    ]
+    # What functions return or yield, when it is a call or a name, is an assignment to "return".
+    returns = [(a.callee, a.kind) for a in parsed.assignments if a.name == "return"]
+    assert returns == [("helper", "call"), ("inner", "call"), ("x", "alias")]
 
 
 def test_content_hash_ignores_position():

@@ -218,11 +218,12 @@ def test_named_queries_answer_impact_questions(shop_repo: Path, config):
         ("tests.tests_tax.TaxTests.helper", 2),
         ("shop.billing.invoice.Invoice.render", 3),
         ("shop.payments.Payment.full", 3),
+        ("tests.test_invoice.test_total", 3),  # invoice = make_invoice(); invoice.total()
     ]
     tests = api.run_named_query(
         "tests_for", {**base, "qualname": "shop.billing.invoice.Invoice.add_line"}, config=config
     )
-    assert [r["test"] for r in tests] == ["tests.test_invoice.TestPayment.test_refund"]
+    assert [r["test"] for r in tests] == ["tests.test_invoice.test_total", "tests.test_invoice.TestPayment.test_refund"]
     callees = api.run_named_query(
         "callees", {**base, "qualname": "shop.billing.invoice.Invoice.render", "depth": 1}, config=config
     )

@@ -91,13 +91,14 @@ TYPED_ATTRIBUTES = {
         b"class Cache:\n    def save(self, x):\n        return x\n\n\n"
         b"def build() -> Store:\n    return Store()\n\n\n"
         b"def anything():\n    return Store()\n\n\n"
+        b"def either(flag):\n    if flag:\n        return Store()\n    return Cache()\n\n\n"
         b"class Client:\n    @classmethod\n    def create(cls) -> 'Self':\n        return cls()\n\n"
         b"    def send(self):\n        return 1\n\n"
         b"    @property\n    def store(self) -> Store:\n        return Store()\n"
     ),
     "pkg/app.py": b"""from dataclasses import dataclass
 
-from .store import Cache, Client, Store, anything, build
+from .store import Cache, Client, Store, anything, build, either
 
 
 @dataclass
@@ -127,6 +128,7 @@ class App:
         self.either.save(4)
         self.unknown.save(5)
         anything().save(6)
+        either(1).save(8)
         Client.create().send()
         Client().store.save(7)
 """,
@@ -146,6 +148,40 @@ def test_types_flow_through_instance_attributes_fields_and_return_annotations():
     # A classmethod constructor annotated `-> Self`, and a property's annotated result.
     assert calls["Client.create().send"] and calls["Client().store.save"]
     assert ("pkg.app.App.run", "pkg.store.Client.send") in resolved
+    # An unannotated function whose every return is one class: `anything()`.
+    assert calls["anything().save"]
     # A guess is never an edge: two methods disagree on `self.either`, nothing says what
-    # `self.unknown` holds, and `anything()` has no return annotation.
-    assert not calls["self.either.save"] and not calls["self.unknown.save"] and not calls["anything().save"]
+    # `self.unknown` holds, and `either()` returns two classes.
+    assert not calls["self.either.save"] and not calls["self.unknown.save"] and not calls["either(1).save"]
+
+
+def test_a_test_parameter_is_the_value_of_the_fixture_of_that_name():
+    sources = {
+        "pkg/__init__.py": b"",
+        "pkg/manager.py": (
+            b"class Manager:\n    def register(self, x):\n        return x\n\n\n"
+            b"def make():\n    if True:\n        return Manager()\n    return Manager()\n\n\n"
+            b"def unsure(flag):\n    if flag:\n        return Manager()\n    return flag\n"
+        ),
+        "tests/conftest.py": (
+            b"import pytest\n\nfrom pkg.manager import Manager, make, unsure\n\n\n"
+            b"@pytest.fixture\ndef pm():\n    pm = Manager()\n    yield pm\n\n\n"
+            b"@pytest.fixture(scope='module')\ndef made():\n    return make()\n\n\n"
+            b"@pytest.fixture\ndef maybe():\n    return unsure(1)\n"
+        ),
+        "tests/unit/test_manager.py": (
+            b"def test_register(pm, made, maybe):\n    pm.register(1)\n    made.register(2)\n    maybe.register(3)\n"
+        ),
+        "pkg/other.py": b"def not_a_test(pm):\n    pm.register(4)\n",
+    }
+    graph = resolve(sources)
+    test_file = next(s for s in graph if s.path == "tests/unit/test_manager.py")
+    calls = {e.raw: e.resolved for e in test_file.edges if e.type == "CALLS"}
+    # A yield fixture and a fixture returning what an unannotated function always returns.
+    assert calls["pm.register"] and calls["made.register"]
+    edges = edges_of_subgraphs(graph)
+    assert ("pkg.manager.Manager.register", "TESTED_BY", "tests.unit.test_manager.test_register", True) in edges
+    # A function whose returns disagree has no type; fixtures exist only for tests and fixtures.
+    assert not calls["maybe.register"]
+    other = next(s for s in graph if s.path == "pkg/other.py")
+    assert [e.resolved for e in other.edges if e.raw == "pm.register"] == [False]

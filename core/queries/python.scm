@@ -6,6 +6,7 @@
 ;   @decorator + @decorated         a decorator and the definition it decorates
 ;   @import.* / @assign.*           import bindings and typed assignments (`name = Callee(...)`,
 ;                                   `self.attr = ...`, `attr: Type` in a class body)
+;   @return.*                       what a function returns or yields
 
 (class_definition name: (identifier) @name) @definition.class
 (function_definition name: (identifier) @name) @definition.function
@@ -46,5 +47,10 @@
 (assignment left: (attribute object: (identifier) @assign.object attribute: (identifier) @assign.name)
   type: (type) @assign.type)
 (class_definition body: (block (expression_statement (assignment left: (identifier) @assign.name type: (type) @assign.type))))
+; What a function returns or yields (a pytest fixture's value), when it is a call or a name.
+(return_statement (call function: (_) @return.value))
+(return_statement (identifier) @return.name)
+(expression_statement (yield (call function: (_) @return.value)))
+(expression_statement (yield (identifier) @return.name))
 
 (module (expression_statement (assignment left: (identifier) @global)))
