@@ -296,17 +296,23 @@ class PythonResolver:
             return _Inst(symbol)
         returned = self.return_types.get((symbol.file.path, symbol.index))
         if returned is None:
-            # No annotation: what every return (or yield) gives, when they agree on one class.
-            bindings = self.returns.get((symbol.file.path, symbol.index), [])
-            values = {self._resolve_binding(symbol.file.path, b) for b in bindings}
-            only = values.pop() if len(values) == 1 else None
-            return only if isinstance(only, _Inst) else None
+            # Memoised with the cycle guard: a function that returns its own call (recursion,
+            # mutual recursion) must not recurse here.
+            return self._memo(("returns", symbol.id), lambda: self._returned(symbol))
         if _SELF_TYPE.fullmatch(returned.strip("'\"")):
             # `-> Self` on a method: an instance of its class.
             owner = self._enclosing_class(symbol.file.path, symbol.definition.parent)
             return _Inst(owner) if owner is not None else None
         value = self._resolve_type(symbol.file.path, returned, symbol.definition.parent)
         return _Inst(value.symbol) if isinstance(value, _Sym) and value.symbol.label == "Class" else None
+
+    def _returned(self, function: _Symbol) -> _Value:
+        """An unannotated function's result: what every return (or yield) gives, when they
+        agree on one class's instance."""
+        bindings = self.returns.get((function.file.path, function.index), [])
+        values = {self._resolve_binding(function.file.path, b) for b in bindings}
+        only = values.pop() if len(values) == 1 else None
+        return only if isinstance(only, _Inst) else None
 
     def _instance_attribute(self, cls: _Symbol, attr: str) -> _Value:
         """The type of ``self.<attr>`` of ``cls``, when every assignment of it agrees."""

@@ -185,3 +185,19 @@ def test_a_test_parameter_is_the_value_of_the_fixture_of_that_name():
     assert not calls["maybe.register"]
     other = next(s for s in graph if s.path == "pkg/other.py")
     assert [e.resolved for e in other.edges if e.raw == "pm.register"] == [False]
+
+
+def test_functions_that_return_their_own_calls_resolve_without_recursing():
+    sources = {
+        "m.py": (
+            b"class A:\n    def go(self):\n        pass\n\n\n"
+            b"def loop(n):\n    return loop(n - 1)\n\n\n"
+            b"def ping(n):\n    if n:\n        return pong(n)\n    return A()\n\n\n"
+            b"def pong(n):\n    return ping(n - 1)\n\n\n"
+            b"def use():\n    loop(3).go()\n    ping(2).go()\n"
+        )
+    }
+    calls = {e.raw: e.resolved for s in resolve(sources) for e in s.edges if e.type == "CALLS"}
+    assert not calls["loop(3).go"]  # never returns a class
+    # The cycle through pong gives no type, so ping's two returns do not agree on A.
+    assert not calls["ping(2).go"]
