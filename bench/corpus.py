@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import shutil
 import subprocess
 import sys
 import tarfile
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from branchgraph.core.config import Config
 
 CACHE = Path(__file__).parent / ".cache"
 GIT_IDENTITY = ["-c", "user.name=bench", "-c", "user.email=bench@branchgraph.invalid"]
@@ -78,3 +85,19 @@ def drop_repo(root: Path, config) -> None:
             "MATCH (f:File {repo: $repo}) RETURN DISTINCT f.branch AS b", {"repo": repo_name_for(root)}
         ):
             graph.delete_branch(repo_name_for(root), row["b"])
+
+
+@contextlib.contextmanager
+def scratch_config(prefix: str, **changes: object) -> Iterator[Config]:
+    """The loaded configuration with a temporary index directory (and ``changes``). The
+    private servers started in it — a managed Neo4j when no BRANCHGRAPH_NEO4J_URI is set —
+    are stopped at the end, so none outlives its deleted directory."""
+    from branchgraph import api
+    from branchgraph.core.config import Config
+
+    with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
+        config = dataclasses.replace(Config.load(), index_dir=Path(tmp) / "index", **changes)
+        try:
+            yield config
+        finally:
+            api.stop_services(config=config)

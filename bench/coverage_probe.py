@@ -8,18 +8,14 @@ candidate, and the file's rank among the candidates' files by best search score.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import sys
-import tempfile
 from collections import Counter
 from pathlib import Path
 
-from corpus import CACHE, drop_repo
+from corpus import CACHE, drop_repo, scratch_config
 from real_tasks import BRANCH, BUDGET, bare_clone, hits, replay
 from task_mining import mine_cases
-
-from branchgraph.core.config import Config
 
 
 def main() -> None:
@@ -30,8 +26,7 @@ def main() -> None:
     outcome: Counter[str] = Counter()
     spent: Counter[str] = Counter()
     rows = []
-    with tempfile.TemporaryDirectory(prefix="branchgraph-probe-") as tmp:
-        config = dataclasses.replace(Config.load(), index_dir=Path(tmp) / "index", embedder="local")
+    with scratch_config("branchgraph-probe-", embedder="local") as config:
         for spec in args.source:
             name, path = spec.split("=", 1)
             root = bare_clone(Path(path), name)

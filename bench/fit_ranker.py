@@ -17,13 +17,12 @@ import dataclasses
 import json
 import pickle
 import sys
-import tempfile
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 
 import numpy as np
-from corpus import drop_repo
+from corpus import drop_repo, scratch_config
 from real_tasks import BRANCH, BUDGET, bare_clone, hits, replay
 from task_mining import mine_cases
 
@@ -183,8 +182,7 @@ def main() -> None:
     if args.examples is not None and args.examples.exists() and not args.collect:
         examples = Examples(**pickle.loads(args.examples.read_bytes()))
     else:
-        with tempfile.TemporaryDirectory(prefix="branchgraph-fit-") as tmp:
-            config = dataclasses.replace(Config.load(), index_dir=Path(tmp) / "index", embedder=args.embedder)
+        with scratch_config("branchgraph-fit-", embedder=args.embedder) as config:
             examples = collect(args.source, args.per_repo, config)
         if args.examples is not None:
             args.examples.write_bytes(pickle.dumps(dataclasses.asdict(examples)))

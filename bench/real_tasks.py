@@ -34,20 +34,18 @@ bench/.cache/histories. Per-case results go to bench/.cache/real_tasks.json.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import importlib
 import json
 import math
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from corpus import CACHE, drop_repo
+from corpus import CACHE, drop_repo, scratch_config
 from task_mining import Case, GoldSymbol, git, mine_cases
 
 from branchgraph import api
@@ -342,8 +340,7 @@ def main() -> None:
     args = parser.parse_args()
     grid = json.loads(args.grid.read_text()) if args.grid else []
     results = []
-    with tempfile.TemporaryDirectory(prefix="branchgraph-tasks-") as tmp:
-        config = dataclasses.replace(Config.load(), index_dir=Path(tmp) / "index", embedder=args.embedder)
+    with scratch_config("branchgraph-tasks-", embedder=args.embedder) as config:
         for spec in args.source:
             name, path = spec.split("=", 1)
             root = bare_clone(Path(path), name)
