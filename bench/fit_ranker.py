@@ -94,9 +94,10 @@ def recall_at(scores: np.ndarray, labels: np.ndarray, cases: np.ndarray, gold: l
 
 def cross_validate(
     examples: Examples, x: np.ndarray, y: np.ndarray, objective: str = "pointwise"
-) -> tuple[float, float]:
+) -> tuple[float, float, float]:
     """Leave one repository out, within the tuning half: recall@10 of the candidates ordered by
-    the hand-tuned score and by a model fitted on the other repositories."""
+    the hand-tuned score and by a model fitted on the other repositories, and the model's
+    recall@20."""
     repos = np.asarray(examples.repos)
     cases = np.asarray(examples.cases)
     hand, learned, deeper = [], [], []
@@ -108,8 +109,7 @@ def cross_validate(
         hand.append(recall_at(x[test][:, 0], y[test], cases[test], examples.gold))
         learned.append(recall_at(scores, y[test], cases[test], examples.gold))
         deeper.append(recall_at(scores, y[test], cases[test], examples.gold, 20))
-    print(f"    ({objective}: learned recall@20 {np.mean(deeper):.3f})")
-    return float(np.mean(hand)), float(np.mean(learned))
+    return float(np.mean(hand)), float(np.mean(learned)), float(np.mean(deeper))
 
 
 def fit_pointwise(x: np.ndarray, y: np.ndarray, cases: np.ndarray) -> tuple[np.ndarray, float]:
@@ -202,12 +202,13 @@ def main() -> None:
     print("leave-one-repository-out on the tuning half, candidates' recall@10:")
     learned = {}
     for objective in OBJECTIVES:
-        hand, learned[objective] = cross_validate(examples, x, y, objective)
-        print(f"  hand-tuned {hand:.3f}, learned ({objective}) {learned[objective]:.3f}")
+        hand, learned[objective], deeper = cross_validate(examples, x, y, objective)
+        print(f"  hand-tuned {hand:.3f}, learned ({objective}) {learned[objective]:.3f} (recall@20 {deeper:.3f})")
     objective = max(learned, key=lambda name: learned[name])  # chosen on the tuning half
     for dropped in args.ablate:
         kept = [i for i, name in enumerate(FEATURES) if name not in dropped.split(",")]
-        print(f"  without {dropped}: learned {cross_validate(examples, x[:, kept], y, objective)[1]:.3f}")
+        _, without, deeper = cross_validate(examples, x[:, kept], y, objective)
+        print(f"  without {dropped}: learned {without:.3f} (recall@20 {deeper:.3f})")
     if args.without:
         return
     mean, scale = standardised(x)

@@ -280,17 +280,47 @@ def fold_nested(candidates: dict[str, Candidate]) -> None:
             folded[c.id] = holder.id
             holder.reasons.extend(f"{c.qualname}: {r}" for r in c.reasons)
             holder.folded.extend([c.qualname, *c.folded])
-            holder.score = max(holder.score, c.score)
-            holder.is_entry = holder.is_entry or c.is_entry
-            if holder.is_entry:
-                holder.parent = None
+            _absorb(holder, c)
             continue
         open_items.append(c)
-    for inner in folded:
+    _remove_absorbed(candidates, folded)
+
+
+def merge_overloads(candidates: dict[str, Candidate]) -> None:
+    """One candidate per name and file: ``@overload`` declarations and their implementation
+    (or a name defined twice) are one thing to read. The longest definition stays, with the
+    best score of them all; items hanging from another move to it."""
+    groups: dict[tuple[str, str], list[Candidate]] = {}
+    for c in candidates.values():
+        groups.setdefault((c.path, c.qualname), []).append(c)
+    merged: dict[str, str] = {}
+    for group in groups.values():
+        if len(group) < 2:
+            continue
+        keep = max(group, key=lambda c: (c.span.end_line - c.span.start_line, c.is_entry, c.id))
+        for other in group:
+            if other is not keep:
+                keep.reasons.extend(r for r in other.reasons if r not in keep.reasons)
+                _absorb(keep, other)
+                merged[other.id] = keep.id
+    _remove_absorbed(candidates, merged)
+
+
+def _absorb(keep: Candidate, other: Candidate) -> None:
+    """``keep`` stands for ``other`` from now on: the better score, and an entry if either was."""
+    keep.score = max(keep.score, other.score)
+    keep.is_entry = keep.is_entry or other.is_entry
+    if keep.is_entry:
+        keep.parent = None
+
+
+def _remove_absorbed(candidates: dict[str, Candidate], absorbed: dict[str, str]) -> None:
+    """Drop the absorbed candidates; what hung from one hangs from its absorber."""
+    for inner in absorbed:
         del candidates[inner]
     for c in candidates.values():
-        while c.parent in folded:
-            c.parent = folded[c.parent]
+        while c.parent in absorbed:
+            c.parent = absorbed[c.parent]
         if c.parent == c.id:
             c.parent = None
 

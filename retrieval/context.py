@@ -20,7 +20,15 @@ from typing import Any
 
 import numpy as np
 
-from branchgraph.retrieval.assemble import Candidate, fold_nested, gather, read_texts, reading_order, write_outlines
+from branchgraph.retrieval.assemble import (
+    Candidate,
+    fold_nested,
+    gather,
+    merge_overloads,
+    read_texts,
+    reading_order,
+    write_outlines,
+)
 from branchgraph.retrieval.budget import estimate_tokens, trim_to_budget
 from branchgraph.retrieval.learned import feature_matrix, shipped_ranker
 from branchgraph.retrieval.query import content_terms, dotted_names, names_symbol
@@ -172,7 +180,8 @@ def build_context(
     _learned_scores(list(candidates.values()), similarity, history, about_support, content_terms(query), observe)
     if conflicted:
         warnings.append(f"{conflicted} related symbols with unresolved merge conflicts were left out")
-    candidates = _shortlist(_merge_overloads(candidates), SHORTLIST)
+    merge_overloads(candidates)
+    candidates = _shortlist(candidates, SHORTLIST)
     _fetch_members(stores, candidates)
     read_texts(candidates, sources, warnings)
     fold_nested(candidates)
@@ -215,36 +224,6 @@ def _learned_scores(
     if ranker is not None and len(candidates):
         for c, p in zip(candidates, ranker.probabilities(matrix), strict=True):
             c.score = float(p)
-
-
-def _merge_overloads(candidates: dict[str, Candidate]) -> dict[str, Candidate]:
-    """One candidate per name and file: ``@overload`` declarations and their implementation
-    (or a name defined twice) are one thing to read. The longest definition stays, with the
-    best score of them all; items hanging from another move to it."""
-    groups: dict[tuple[str, str], list[Candidate]] = {}
-    for c in candidates.values():
-        groups.setdefault((c.path, c.qualname), []).append(c)
-    moved: dict[str, str] = {}
-    for group in groups.values():
-        if len(group) < 2:
-            continue
-        keep = max(group, key=lambda c: (c.span.end_line - c.span.start_line, c.is_entry, c.id))
-        for other in group:
-            if other is keep:
-                continue
-            keep.score = max(keep.score, other.score)
-            keep.is_entry = keep.is_entry or other.is_entry
-            keep.reasons.extend(r for r in other.reasons if r not in keep.reasons)
-            moved[other.id] = keep.id
-    if not moved:
-        return candidates
-    kept = {i: c for i, c in candidates.items() if i not in moved}
-    for c in kept.values():
-        if c.parent in moved:
-            c.parent = moved[c.parent]
-        if c.parent == c.id or (c.is_entry and c.parent is not None):
-            c.parent = None
-    return kept
 
 
 def _shortlist(candidates: dict[str, Candidate], limit: int) -> dict[str, Candidate]:
