@@ -24,11 +24,18 @@ from branchgraph.core.languages import language_named, new_parser, tag_query, ts
 from branchgraph.core.model import content_hash
 
 # Bumped whenever extraction output changes, so caches keyed by blob SHA are invalidated.
-EXTRACTOR_VERSION = 4
+EXTRACTOR_VERSION = 5
 
 _MAX_RAW = 200
 # The captures that say what an assignment holds, and the kind of assignment each makes.
-_ASSIGN_KINDS = (("assign.value", "call"), ("assign.alias", "alias"), ("assign.type", "annotation"))
+_ASSIGN_KINDS = (
+    ("assign.value", "call"),
+    ("assign.alias", "alias"),
+    ("assign.type", "annotation"),
+    ("assign.type_parameter", "type_parameter"),
+)
+# The receivers that make an assignment an instance attribute (``self.x``, ``this.x``).
+_SELF_NAMES = frozenset({"self", "this"})
 # Nodes a broad capture such as `(argument_list (_) @reference.base)` may hit that name nothing.
 _NOT_REFERENCES = frozenset({"keyword_argument", "comment", "list_splat", "dictionary_splat"})
 
@@ -64,13 +71,19 @@ class Reference:
 
 @dataclass(slots=True)
 class Import:
-    """One imported binding: ``import module [as alias]`` or ``from module import name [as alias]``."""
+    """One imported binding: ``import module [as alias]`` or ``from module import name [as alias]``.
+
+    ECMAScript also records what a module passes on: a re-export (``export { a as b } from
+    "./m"``, ``export * from "./m"``; kind ``reexport``) and a local export under another name
+    (``export { a as b }``, ``export default a``, ``module.exports = a``; kind ``export``,
+    module ""). A default import is the name ``default``."""
 
     module: str  # as written, relative dots included
     name: str | None  # None for `import module`; "*" for a wildcard
     alias: str | None
     line: int
     scope: int | None
+    kind: str = "import"  # "import" | "reexport" | "export"
 
 
 @dataclass(slots=True)
@@ -78,7 +91,8 @@ class Assignment:
     """An assignment that says what a name holds, so calls on it can resolve: ``name =
     callee(...)`` (kind ``call``), ``self.attr = name`` (``alias``) or ``name: Type`` /
     ``self.attr: Type`` (``annotation``; ``callee`` holds the annotation). Instance attributes
-    are named ``self.attr``; what a function returns or yields is assigned to ``return``."""
+    (``self.x``, ``this.x``) are named ``self.attr``; what a function returns or yields is
+    assigned to ``return``; a generic's type parameter ``<T>`` is kind ``type_parameter``."""
 
     name: str
     callee: str
@@ -146,6 +160,15 @@ class _Scopes:
             pos -= 1
         return None
 
+    def first_within(self, start: int, end: int) -> int | None:
+        """The outermost definition that starts first inside [start, end)."""
+        pos = bisect.bisect_left(self.starts, start)
+        if pos < len(self.starts):
+            index = self.order[pos]
+            if self.definitions[index].end_byte <= end:
+                return index
+        return None
+
 
 _ERROR_QUERIES: dict[str, Query] = {}
 
@@ -157,6 +180,26 @@ def _count_errors(language: str, root: TSNode) -> int:
     if query is None:
         query = _ERROR_QUERIES[language] = Query(ts_language(language), "(ERROR) @error (MISSING) @missing")
     return sum(len(nodes) for nodes in QueryCursor(query).captures(root).values())
+
+
+def _import(caps: dict[str, list[TSNode]], scopes: _Scopes) -> Import:
+    """The import (or re-export, or local export) one match describes."""
+    source = caps.get("import.module") or caps.get("import.from")
+    default = caps.get("import.default")
+    name = default or caps.get("import.name") or caps.get("import.wildcard")
+    alias = default or caps.get("import.alias")
+    # The statement, where the query captures it: a local export's names sit inside the
+    # declaration they export, which is not the scope the export is made in.
+    anchor = (caps.get("import.export") or caps.get("import.reexport") or source or name or [])[0]
+    kind = "reexport" if "import.reexport" in caps else "export" if "import.export" in caps else "import"
+    return Import(
+        module=_text(source[0]) if source else "",
+        name="default" if default else _text(name[0]) if name else None,
+        alias="default" if "import.as_default" in caps else _text(alias[0]) if alias else None,
+        line=anchor.start_point[0] + 1,
+        scope=scopes.innermost(anchor.start_byte, anchor.end_byte),
+        kind=kind,
+    )
 
 
 def extract(language: str, data: bytes) -> ParsedFile:
@@ -200,6 +243,14 @@ def extract(language: str, data: bytes) -> ParsedFile:
             continue
         if "doc" in caps:
             node = caps["doc"][0]
+            documented = caps.get("documented")
+            if documented is not None:
+                # A comment before its declaration (JSDoc): it documents the first definition
+                # the declaration holds.
+                owner = scopes.first_within(documented[0].start_byte, documented[0].end_byte)
+                if owner is not None:
+                    definitions[owner].docstring = conventions.clean_docstring(_text(node))
+                continue
             owner = scopes.innermost(node.start_byte, node.end_byte)
             if owner is None:
                 module_doc = conventions.clean_docstring(_text(node))
@@ -216,19 +267,8 @@ def extract(language: str, data: bytes) -> ParsedFile:
                 # stays the definition's, because decorators run in the enclosing scope.
                 d.start_line = min(d.start_line, decorator.start_point[0] + 1)
                 d.content_hash = content_hash(_text(decorator) + "\n" + d.content_hash)
-        elif "import.module" in caps or "import.from" in caps:
-            node = (caps.get("import.module") or caps["import.from"])[0]
-            name = caps.get("import.name") or caps.get("import.wildcard")
-            alias = caps.get("import.alias")
-            imports.append(
-                Import(
-                    module=_text(node),
-                    name=_text(name[0]) if name else None,
-                    alias=_text(alias[0]) if alias else None,
-                    line=node.start_point[0] + 1,
-                    scope=scopes.innermost(node.start_byte, node.end_byte),
-                )
-            )
+        elif "import.module" in caps or "import.from" in caps or "import.export" in caps:
+            imports.append(_import(caps, scopes))
         elif "global" in caps:
             module_globals.append(_text(caps["global"][0]))
         elif "return.value" in caps or "return.name" in caps:
@@ -243,12 +283,13 @@ def extract(language: str, data: bytes) -> ParsedFile:
         elif "assign.name" in caps:
             node = caps["assign.name"][0]
             attribute_of = caps.get("assign.object")
-            if attribute_of is not None and _text(attribute_of[0]) != "self":
+            if attribute_of is not None and _text(attribute_of[0]) not in _SELF_NAMES:
                 continue  # another object's attribute says nothing about this scope's names
             kind, value = next((k, caps[c][0]) for c, k in _ASSIGN_KINDS if c in caps)
+            is_member = attribute_of is not None or "assign.member" in caps
             assignments.append(
                 Assignment(
-                    name=f"self.{_text(node)}" if attribute_of is not None else _text(node),
+                    name=f"self.{_text(node)}" if is_member else _text(node),
                     callee=_raw(value),
                     line=node.start_point[0] + 1,
                     scope=scopes.innermost(node.start_byte, node.end_byte),

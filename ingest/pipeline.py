@@ -47,7 +47,7 @@ from branchgraph.core.files import (
     path_problem,
     source_lines,
 )
-from branchgraph.core.languages import language_for_path
+from branchgraph.core.languages import is_project_file, language_for_path
 from branchgraph.core.model import BRANCH_PREFIX_LEN, SYMBOL_LABELS, FileSubgraph, branch_prefix, subgraph_fingerprint
 from branchgraph.graph.protocols import BranchRecord, GraphWriter, IngestTarget, NodeEmbeddingRow
 from branchgraph.ingest.documents import DOCUMENT_VERSION, symbol_document
@@ -65,6 +65,8 @@ _ROWS_BEFORE_ANALYZE = 2000
 _TEXTS_PER_EMBED = 256
 # A base branch is worth cloning while at most this share of the new commit's files differ.
 _BASE_MAX_CHANGED_SHARE = 0.5
+# A project file (package.json, tsconfig.json) larger than this is no configuration.
+_MAX_PROJECT_FILE_BYTES = 1 << 20
 
 STRATEGY_BULK = "bulk"  # nothing stored for the branch: write everything at once
 STRATEGY_UPDATE = "update"  # rewrite the files whose subgraph changed
@@ -204,7 +206,8 @@ def ingest_branch(
         summary.base = base_record.branch if base_record else None
 
         with clock.stage("read"):
-            entries, skipped = _source_entries(repo, commit)
+            entries, project_entries, skipped = _source_entries(repo, commit)
+            project_files = _project_files(repo, project_entries)
         with clock.stage("parse"):
             parsed = _parse(run, entries, options.max_file_bytes, bypass_cache=options.full)
         work.update(parsed.work)
@@ -213,7 +216,7 @@ def ingest_branch(
         summary.parse_errors = sum(f.parsed.parse_errors for f in parsed.files)
         summary.conflict_files = [f.path for f in parsed.files if f.conflict_lines]
         with clock.stage("resolve"):
-            subgraphs = resolve_commit(name, branch, parsed.files)
+            subgraphs = resolve_commit(name, branch, parsed.files, project_files)
         summary.nodes, summary.edges, summary.dangling, summary.unresolved_rate = _counts(subgraphs)
 
         # Readers of the branch wait while what they see changes, so an answer never mixes
@@ -274,11 +277,15 @@ def ingest_branch(
     return summary
 
 
-def _source_entries(repo: Repo, commit: Commit) -> tuple[list[git.TreeFile], Counter[str]]:
-    """Tracked files in a language branchgraph parses; links and submodules are counted apart."""
+def _source_entries(repo: Repo, commit: Commit) -> tuple[list[git.TreeFile], list[git.TreeFile], Counter[str]]:
+    """Tracked files in a language branchgraph parses, and the project files their resolvers
+    read (``package.json``, ``tsconfig.json``, ...); links and submodules are counted apart."""
     entries: list[git.TreeFile] = []
+    project: list[git.TreeFile] = []
     skipped: Counter[str] = Counter()
     for entry in git.tree_files(repo, commit):
+        if is_project_file(entry.path) and not entry.is_symlink and not entry.is_submodule:
+            project.append(entry)
         if not language_for_path(entry.path):
             continue
         problem = path_problem(entry.path)
@@ -291,7 +298,18 @@ def _source_entries(repo: Repo, commit: Commit) -> tuple[list[git.TreeFile], Cou
             skipped[SKIP_SYMLINK] += 1
         else:
             entries.append(entry)
-    return entries, skipped
+    return entries, project, skipped
+
+
+def _project_files(repo: Repo, entries: list[git.TreeFile]) -> dict[str, bytes]:
+    """The project files' contents by path; a huge one (a generated lock-like file) is left
+    out, as if absent."""
+    files = {}
+    for entry in entries:
+        data = git.read_blob(repo, entry.blob_sha)
+        if len(data) <= _MAX_PROJECT_FILE_BYTES:
+            files[entry.path] = data
+    return files
 
 
 def _parse(run: _Run, entries: list[git.TreeFile], max_file_bytes: int, bypass_cache: bool) -> _Parsed:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from branchgraph.core.extract import Assignment, Definition, Import
@@ -625,8 +626,11 @@ class PythonResolver:
         return parent is not None and self.symbols[(symbol.file.path, parent)].is_test
 
 
-def resolve_python(repo: str, branch: str, files: list[ParsedSource]) -> list[FileSubgraph]:
-    """Resolve a whole commit's Python files into per-file graphs."""
+def resolve_python(
+    repo: str, branch: str, files: list[ParsedSource], project_files: Mapping[str, bytes] | None = None
+) -> list[FileSubgraph]:
+    """Resolve a whole commit's Python files into per-file graphs (Python reads no project
+    files: a module's name is its path)."""
     return PythonResolver(repo, branch, files).build()
 
 

@@ -125,3 +125,17 @@ def shop_repo(repo_dir: Path) -> Path:
 @pytest.fixture
 def shop_sources() -> dict[str, bytes]:
     return read_tree(FIXTURES / "shop")
+
+
+@pytest.fixture
+def webshop_sources() -> dict[str, bytes]:
+    """The TypeScript/JavaScript monorepo fixture, project files included."""
+    return read_tree(FIXTURES / "webshop")
+
+
+@pytest.fixture
+def webshop_repo(repo_dir: Path, webshop_sources) -> Path:
+    """The webshop fixture committed on branch main."""
+    repo = init_repo(repo_dir)
+    commit_files(repo, webshop_sources, message="webshop")
+    return repo_dir

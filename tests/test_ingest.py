@@ -7,6 +7,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 from expected_shop import EDGES, FILES, SYMBOLS, UNRESOLVED
+from expected_webshop import EDGES as WEBSHOP_EDGES
+from expected_webshop import FILES as WEBSHOP_FILES
 from gitrepo import Symlink, commit_files, init_repo
 from graph_view import sql, stored_edge_count, stored_edges
 from test_resolve_python import resolve
@@ -38,6 +40,13 @@ def test_shop_graph_is_stored_exactly(shop_repo: Path, config, graph_store):
         {"repo": repo},
     )
     assert raw == [{"raw": "self.assertEqual", "line": 8}]
+
+
+def test_typescript_monorepo_is_stored_exactly(webshop_repo: Path, config, graph_store):
+    """Project files (package.json workspaces, tsconfig.json aliases) are read from the commit."""
+    summary = api.ingest(webshop_repo, config=config)
+    assert summary.files == len(WEBSHOP_FILES)
+    assert stored_edges(graph_store, webshop_repo.name, "main") == WEBSHOP_EDGES
 
 
 def test_summary_counts_match_the_store(shop_repo: Path, config, graph_store):

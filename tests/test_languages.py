@@ -12,7 +12,7 @@ from branchgraph.ingest.resolvers import RESOLVERS
 
 @pytest.mark.parametrize("spec", LANGUAGES, ids=lambda s: s.name)
 def test_a_registered_language_is_complete(spec):
-    assert spec.name in RESOLVERS, f"{spec.name} has no resolver in branchgraph.ingest.resolvers"
+    assert spec.resolver in RESOLVERS, f"{spec.name} has no resolver in branchgraph.ingest.resolvers"
     assert tag_query(spec.name).pattern_count > 0
     for ext in spec.extensions:
         assert language_for_path(f"pkg/mod{ext}") is spec

@@ -1,8 +1,9 @@
 """The language registry: file extension -> tree-sitter grammar, tag query and conventions.
 
-Adding a language is one entry here, one conventions module beside this file, one
-``core/queries/<language>.scm`` tag query and one resolver registered in
-``branchgraph.ingest.resolvers``. Grammars come from the official per-language wheels
+Adding a language is one entry here, one conventions module beside this file, a tag query
+in ``core/queries/`` and one resolver registered in ``branchgraph.ingest.resolvers``.
+Languages that import each other (TypeScript, TSX and JavaScript) share a ``family``: one
+resolver sees all their files, and their tag queries share a common part. Grammars come from the official per-language wheels
 (``tree-sitter-python``, ...), never downloaded at run time.
 
 Ingest uses the registry to parse and resolve; retrieval uses it to re-parse drifted files and
@@ -11,15 +12,18 @@ to tell tests and generated files apart when ranking.
 
 from __future__ import annotations
 
+import fnmatch
 import importlib
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
+from types import ModuleType
 
 from tree_sitter import Language, Node, Parser, Query
 
-from branchgraph.core.languages import python
+from branchgraph.core.languages import ecmascript, python
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,26 +43,73 @@ class Conventions:
 class LanguageSpec:
     name: str
     extensions: tuple[str, ...]
-    grammar_module: str  # the official grammar wheel's module; it exposes ``language()``
+    grammar_module: str  # the official grammar wheel's module
     conventions: Conventions
+    grammar_function: str = "language"  # what in the module returns the grammar
+    queries: tuple[str, ...] = ()  # tag query files in core/queries/, concatenated (default: <name>.scm)
+    family: str = ""  # languages resolved together (default: the language alone)
+    # Files a resolver reads beside the sources (module maps, path aliases), as name patterns.
+    project_files: tuple[str, ...] = ()
 
+    @property
+    def resolver(self) -> str:
+        return self.family or self.name
+
+
+def _conventions(module: ModuleType) -> Conventions:
+    return Conventions(
+        clean_docstring=module.clean_docstring,
+        signature=module.signature,
+        is_test_file=module.is_test_file,
+        is_support_file=module.is_support_file,
+        is_generated_file=module.is_generated_file,
+        is_declaration_file=module.is_declaration_file,
+        module_name=module.module_name,
+    )
+
+
+# tsconfig.*.json: what a tsconfig.json `extends` is often called.
+_ECMASCRIPT_PROJECT = ("package.json", "tsconfig*.json", "jsconfig*.json")
 
 LANGUAGES = (
+    LanguageSpec("python", (".py", ".pyi"), "tree_sitter_python", _conventions(python)),
     LanguageSpec(
-        "python",
-        (".py", ".pyi"),
-        "tree_sitter_python",
-        Conventions(
-            clean_docstring=python.clean_docstring,
-            signature=python.signature,
-            is_test_file=python.is_test_file,
-            is_support_file=python.is_support_file,
-            is_generated_file=python.is_generated_file,
-            is_declaration_file=python.is_declaration_file,
-            module_name=python.module_name,
-        ),
+        "typescript",
+        (".ts", ".mts", ".cts"),
+        "tree_sitter_typescript",
+        _conventions(ecmascript),
+        grammar_function="language_typescript",
+        queries=("ecmascript", "typescript"),
+        family="ecmascript",
+        project_files=_ECMASCRIPT_PROJECT,
+    ),
+    LanguageSpec(
+        "tsx",
+        (".tsx",),
+        "tree_sitter_typescript",
+        _conventions(ecmascript),
+        grammar_function="language_tsx",
+        queries=("ecmascript", "typescript"),
+        family="ecmascript",
+        project_files=_ECMASCRIPT_PROJECT,
+    ),
+    LanguageSpec(
+        "javascript",
+        (".js", ".jsx", ".mjs", ".cjs"),
+        "tree_sitter_javascript",
+        _conventions(ecmascript),
+        queries=("ecmascript", "javascript"),
+        family="ecmascript",
+        project_files=_ECMASCRIPT_PROJECT,
     ),
 )
+_PROJECT_FILE = re.compile("|".join(fnmatch.translate(p) for spec in LANGUAGES for p in spec.project_files))
+
+
+def is_project_file(path: str) -> bool:
+    """Whether a resolver reads this file beside the sources (``package.json``, ``tsconfig.json``)."""
+    return bool(_PROJECT_FILE.match(path.rsplit("/", 1)[-1]))
+
 
 _BY_NAME = {spec.name: spec for spec in LANGUAGES}
 _BY_EXTENSION = {ext: spec for spec in LANGUAGES for ext in spec.extensions}
@@ -96,14 +147,16 @@ def is_declaration_path(path: str) -> bool:
 
 @cache
 def ts_language(name: str) -> Language:
-    module = importlib.import_module(language_named(name).grammar_module)
-    return Language(module.language())
+    spec = language_named(name)
+    module = importlib.import_module(spec.grammar_module)
+    return Language(getattr(module, spec.grammar_function)())
 
 
 @cache
 def tag_query(name: str) -> Query:
-    source = resources.files("branchgraph.core").joinpath("queries", f"{name}.scm").read_text("utf-8")
-    return Query(ts_language(name), source)
+    queries = resources.files("branchgraph.core").joinpath("queries")
+    parts = language_named(name).queries or (name,)
+    return Query(ts_language(name), "\n".join(queries.joinpath(f"{part}.scm").read_text("utf-8") for part in parts))
 
 
 def new_parser(name: str) -> Parser:

@@ -1,0 +1,102 @@
+; The tag query TypeScript, TSX and JavaScript share (typescript.scm and javascript.scm add
+; what only one grammar has). Capture names are the contract of core/extract.py (see
+; python.scm); ECMAScript adds:
+;   @definition.test                 a describe/it/test call whose callback is a test node
+;   @doc + @documented               a JSDoc comment and the declaration it precedes
+;   @import.default                  the local name of a default import
+;   @import.reexport / @import.export  a re-export (`export ... from`) / a local export
+;   @import.as_default               the export is the module's default (or `module.exports`)
+;   @assign.member                   a constructor parameter that is also a field
+
+; ----- definitions
+(class_declaration name: (_) @name) @definition.class
+(function_declaration name: (_) @name) @definition.function
+(generator_function_declaration name: (_) @name) @definition.function
+(class_body (method_definition name: (_) @name) @definition.function)
+(variable_declarator name: (identifier) @name value: [(arrow_function) (function_expression)]) @definition.function
+; CommonJS: exports.vat = function () {...}
+(assignment_expression
+  left: (member_expression object: (_) @_exports property: (property_identifier) @name)
+  right: [(arrow_function) (function_expression)]
+  (#match? @_exports "^(module[.])?exports$")) @definition.function
+; jest, vitest and mocha: describe("Cart", () => {...}), it("adds", async () => {...})
+(call_expression
+  function: [(identifier) (member_expression object: (identifier))] @_runner
+  arguments: (arguments . (string (string_fragment) @name) . [(arrow_function) (function_expression)])
+  (#match? @_runner "^(describe|it|test|suite|context)([.](only|skip|concurrent|todo|failing))?$")) @definition.test
+
+; ----- uses
+(call_expression function: (_) @reference.call)
+(new_expression constructor: (_) @reference.call)
+(decorator (identifier) @reference.call)
+(decorator (member_expression) @reference.call)
+
+; ----- documentation
+((comment) @doc . [(class_declaration) (function_declaration) (generator_function_declaration)
+                   (lexical_declaration) (variable_declaration) (export_statement) (method_definition)
+                   (expression_statement)] @documented
+  (#match? @doc "^/[*][*]"))
+((program . (comment) @doc) (#match? @doc "^/[*][*]"))
+
+; ----- imports and exports
+(import_statement (import_clause (identifier) @import.default) source: (string (string_fragment) @import.from))
+(import_statement
+  (import_clause (named_imports (import_specifier name: (_) @import.name alias: (_)? @import.alias)))
+  source: (string (string_fragment) @import.from))
+(import_statement (import_clause (namespace_import (identifier) @import.alias)) source: (string (string_fragment) @import.module))
+(import_statement . (string (string_fragment) @import.module))
+(export_statement "*" @import.wildcard source: (string (string_fragment) @import.from)) @import.reexport
+(export_statement (namespace_export (_) @import.alias) source: (string (string_fragment) @import.module)) @import.reexport
+(export_statement
+  (export_clause (export_specifier name: (_) @import.name alias: (_)? @import.alias))
+  source: (string (string_fragment) @import.from)) @import.reexport
+(export_statement (export_clause (export_specifier name: (_) @import.name alias: (_)? @import.alias)) !source) @import.export
+(export_statement "default" @import.as_default value: (identifier) @import.name) @import.export
+(export_statement "default" @import.as_default declaration: (_ name: (_) @import.name)) @import.export
+; CommonJS: require() bindings, module.exports and exports.x
+(variable_declarator
+  name: (identifier) @import.alias
+  value: (call_expression function: (identifier) @_require arguments: (arguments . (string (string_fragment) @import.module)))
+  (#eq? @_require "require"))
+(variable_declarator
+  name: (object_pattern (shorthand_property_identifier_pattern) @import.name)
+  value: (call_expression function: (identifier) @_require arguments: (arguments . (string (string_fragment) @import.from)))
+  (#eq? @_require "require"))
+(variable_declarator
+  name: (object_pattern (pair_pattern key: (_) @import.name value: (identifier) @import.alias))
+  value: (call_expression function: (identifier) @_require arguments: (arguments . (string (string_fragment) @import.from)))
+  (#eq? @_require "require"))
+(assignment_expression
+  left: (member_expression object: (identifier) @_module property: (property_identifier) @import.as_default)
+  right: (identifier) @import.name
+  (#eq? @_module "module") (#eq? @import.as_default "exports")) @import.export
+(assignment_expression
+  left: (member_expression object: (identifier) @_module property: (property_identifier) @_exports)
+  right: (object [(shorthand_property_identifier) @import.name (pair key: (property_identifier) @import.alias value: (identifier) @import.name)])
+  (#eq? @_module "module") (#eq? @_exports "exports")) @import.export
+(assignment_expression
+  left: (member_expression object: (_) @_exports property: (property_identifier) @import.alias)
+  right: (identifier) @import.name
+  (#match? @_exports "^(module[.])?exports$")) @import.export
+
+; ----- what names hold
+(variable_declarator name: (identifier) @assign.name value: (new_expression constructor: (_) @assign.value))
+(variable_declarator name: (identifier) @assign.name value: (call_expression function: (_) @assign.value)
+  (#not-eq? @assign.value "require"))
+(variable_declarator name: (identifier) @assign.name value: (await_expression (call_expression function: (_) @assign.value)))
+(assignment_expression left: (member_expression object: (this) @assign.object property: (property_identifier) @assign.name)
+  right: (new_expression constructor: (_) @assign.value))
+(assignment_expression left: (member_expression object: (this) @assign.object property: (property_identifier) @assign.name)
+  right: (call_expression function: (_) @assign.value))
+(assignment_expression left: (member_expression object: (this) @assign.object property: (property_identifier) @assign.name)
+  right: (identifier) @assign.alias)
+(return_statement (new_expression constructor: (_) @return.value))
+(return_statement (call_expression function: (_) @return.value))
+(return_statement (await_expression (call_expression function: (_) @return.value)))
+(return_statement [(identifier) (this)] @return.name)
+(variable_declarator value: (arrow_function body: (new_expression constructor: (_) @return.value)))
+(variable_declarator value: (arrow_function body: (call_expression function: (_) @return.value)))
+
+(program [(lexical_declaration (variable_declarator name: (identifier) @global))
+          (variable_declaration (variable_declarator name: (identifier) @global))
+          (export_statement declaration: (lexical_declaration (variable_declarator name: (identifier) @global)))])

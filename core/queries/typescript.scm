@@ -1,0 +1,49 @@
+; What only TypeScript (and TSX) has, added to ecmascript.scm: interfaces, abstract classes,
+; heritage clauses, type annotations and constructor parameter properties.
+
+(abstract_class_declaration name: (_) @name) @definition.class
+(interface_declaration name: (_) @name) @definition.interface
+(interface_body (method_signature name: (_) @name) @definition.function)
+(class_body (abstract_method_signature name: (_) @name) @definition.function)
+(class_body (public_field_definition name: (_) @name value: [(arrow_function) (function_expression)]) @definition.function)
+
+((comment) @doc . [(abstract_class_declaration) (interface_declaration) (method_signature)
+                   (abstract_method_signature) (public_field_definition)] @documented
+  (#match? @doc "^/[*][*]"))
+
+(class_heritage (extends_clause value: (_) @reference.base))
+(class_heritage (implements_clause (_) @reference.implements))
+(interface_declaration (extends_type_clause type: (_) @reference.base))
+
+(required_parameter pattern: (identifier) @param type: (type_annotation (_) @reference.param_type))
+(optional_parameter pattern: (identifier) @param type: (type_annotation (_) @reference.param_type))
+(function_declaration return_type: (type_annotation (_) @reference.return_type))
+(generator_function_declaration return_type: (type_annotation (_) @reference.return_type))
+(method_definition return_type: (type_annotation (_) @reference.return_type))
+(method_signature return_type: (type_annotation (_) @reference.return_type))
+(abstract_method_signature return_type: (type_annotation (_) @reference.return_type))
+; An arrow function's or function expression's return type belongs to the definition only
+; when the function is one (a callback's would be taken for its enclosing function's).
+(variable_declarator value: (arrow_function return_type: (type_annotation (_) @reference.return_type)))
+(variable_declarator value: (function_expression return_type: (type_annotation (_) @reference.return_type)))
+(public_field_definition value: (arrow_function return_type: (type_annotation (_) @reference.return_type)))
+
+; Fields (`private store: Store`, `private orders = new Map()`) and parameter properties
+; (`constructor(private readonly store: Store)`): the instance attributes `this.x` calls go through.
+(public_field_definition name: (property_identifier) @assign.name type: (type_annotation (_) @assign.type))
+(public_field_definition name: (property_identifier) @assign.name value: (new_expression constructor: (_) @assign.value))
+(required_parameter [(accessibility_modifier) "readonly"] @assign.member pattern: (identifier) @assign.name
+  type: (type_annotation (_) @assign.type))
+(optional_parameter [(accessibility_modifier) "readonly"] @assign.member pattern: (identifier) @assign.name
+  type: (type_annotation (_) @assign.type))
+; Typed locals: const store: Store = ...
+(variable_declarator name: (identifier) @assign.name type: (type_annotation (_) @assign.type))
+
+; A type alias is a named type with no code (an Interface node); an enum has values at run
+; time (a Class node).
+(type_alias_declaration name: (_) @name) @definition.interface
+(enum_declaration name: (_) @name) @definition.class
+((comment) @doc . [(type_alias_declaration) (enum_declaration)] @documented (#match? @doc "^/[*][*]"))
+; Type parameters (<T>) name no type of the repository: recorded so annotations using them
+; are not taken for unresolved references.
+(type_parameter name: (type_identifier) @assign.name) @assign.type_parameter

@@ -1,0 +1,615 @@
+"""Resolve the references of a commit's TypeScript, TSX and JavaScript files (one module
+system, so one resolver) into graph nodes and edges.
+
+Qualnames: a module is its path without the extension (``src/cart/service``); its symbols
+continue it with dots (``src/cart/service.CartService.add``); a jest/vitest/mocha test is
+named by its title and continues its ``describe`` titles (``src/cart.test.Cart.adds an item``).
+Labels: classes and enums are ``Class``; interfaces and type aliases ``Interface``; functions,
+arrow functions bound to a ``const`` and ``exports.x = function`` are ``Function``; class
+members (methods, arrow-function fields) and interface method signatures are ``Method``.
+
+Lookup follows the language closely enough for a static index: block-free function scopes
+(class bodies are not scopes for their methods), then the module's declarations and imports,
+then the globals of ECMAScript, browsers, Node and test runners. Imports follow
+``ecmascript_modules`` (relative, tsconfig aliases, workspace packages) into the target's
+exports: declarations, ``export { a as b }``, ``export default``, named and ``*`` re-exports,
+CommonJS ``module.exports``/``exports.x``. Attributes go through namespaces, classes and their
+in-repo bases, ``this`` and ``super``, parameters, fields, constructor parameter properties
+and locals with a type annotation or a ``new``/call initialiser, and the declared (or, when
+every ``return`` agrees, the inferred) return types of in-repo functions.
+
+A reference is never dropped: it resolves or dangles, with reason ``external`` for packages,
+globals and members whose name no symbol of the repository carries (such a call cannot land
+in the repository), else ``unresolved``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+from branchgraph.core.extract import Assignment, Definition, Import
+from branchgraph.core.languages.ecmascript import module_name
+from branchgraph.core.model import Edge, FileSubgraph, node_id
+from branchgraph.ingest.ecmascript_modules import External, ModuleMap
+from branchgraph.ingest.subgraphs import ParsedSource, SubgraphEmitter, SymbolNode, Target
+
+_IDENTIFIER = r"[A-Za-z_$][\w$]*"
+_DOTTED = re.compile(rf"^{_IDENTIFIER}(\.{_IDENTIFIER})*$")
+# `make(...).send`, `new Order(id).addLine`: an attribute of what a call returns.
+_CONSTRUCTED = re.compile(
+    rf"^(new\s+)?({_IDENTIFIER}(?:\.{_IDENTIFIER})*)(?:<[^()]*>)?\(.*\)\.({_IDENTIFIER}(?:\.{_IDENTIFIER})*)$"
+)
+# Type names in an annotation; a name followed by `:`/`?:`/`(` is a property or method of an
+# object type, not a type.
+_TYPE_NAME = re.compile(rf"{_IDENTIFIER}(?:\.{_IDENTIFIER})*(?!\s*\??\s*[:(\w$.])")
+_STRING_LITERAL = re.compile(r"'[^']*'|\"[^\"]*\"|`[^`]*`")
+_GENERIC_ARGS = re.compile(r"<.*>$")
+_WRAPPERS = ("Promise", "PromiseLike", "Readonly", "Partial", "Required", "NonNullable", "Awaited")
+_COLLECTIONS = ("Array", "ReadonlyArray", "Set", "ReadonlySet", "Map", "ReadonlyMap", "Record", "WeakMap", "WeakSet")
+_TYPE_KEYWORDS = frozenset(
+    "string number boolean void undefined null any unknown never object symbol bigint this true false keyof "
+    "typeof infer readonly unique asserts is extends in out new".split()
+)
+_MAX_BASE_DEPTH = 25
+# Names every ECMAScript program sees without importing them (the language, browsers, Node,
+# and the globals test runners inject).
+GLOBAL_NAMES = frozenset(
+    """
+    globalThis undefined NaN Infinity eval isFinite isNaN parseFloat parseInt decodeURI decodeURIComponent
+    encodeURI encodeURIComponent escape unescape Object Function Boolean Symbol Error AggregateError EvalError
+    RangeError ReferenceError SyntaxError TypeError URIError Number BigInt Math Date String RegExp Array
+    Int8Array Uint8Array Uint8ClampedArray Int16Array Uint16Array Int32Array Uint32Array Float32Array
+    Float64Array BigInt64Array BigUint64Array Map Set WeakMap WeakSet WeakRef FinalizationRegistry ArrayBuffer
+    SharedArrayBuffer DataView Atomics JSON Promise Reflect Proxy Intl Iterator console setTimeout
+    clearTimeout setInterval clearInterval setImmediate clearImmediate queueMicrotask structuredClone
+    fetch Request Response Headers FormData URL URLSearchParams AbortController AbortSignal Blob File
+    FileReader TextEncoder TextDecoder ReadableStream WritableStream TransformStream WebSocket Event
+    EventTarget CustomEvent MessageChannel Worker crypto performance atob btoa window document navigator
+    location history localStorage sessionStorage alert confirm prompt requestAnimationFrame
+    cancelAnimationFrame getComputedStyle matchMedia HTMLElement Element Node MutationObserver
+    IntersectionObserver ResizeObserver XMLHttpRequest process Buffer global require module exports
+    __dirname __filename describe it test expect beforeEach afterEach beforeAll afterAll jest vi suite
+    context before after
+    """.split()
+)
+
+
+@dataclass(eq=False, slots=True)
+class _Symbol:
+    id: str
+    label: str
+    qualname: str
+    file: ParsedSource
+    index: int
+    is_test: bool = False
+
+    @property
+    def definition(self) -> Definition:
+        return self.file.parsed.definitions[self.index]
+
+
+# Values a name can stand for during resolution.
+@dataclass(frozen=True, slots=True)
+class _Mod:
+    path: str  # a module of the repository (its namespace object)
+
+
+@dataclass(frozen=True, slots=True)
+class _Sym:
+    symbol: _Symbol
+
+
+@dataclass(frozen=True, slots=True)
+class _Inst:
+    symbol: _Symbol  # an instance of this class (or a value of this interface)
+
+
+@dataclass(frozen=True, slots=True)
+class _Ext:
+    name: str
+
+
+_Value = _Mod | _Sym | _Inst | _Ext | None
+_Binding = tuple  # resolved lazily: (kind, payload...)
+
+
+class EcmaScriptResolver:
+    """Resolves all TypeScript and JavaScript files of one commit of one branch."""
+
+    def __init__(self, repo: str, branch: str, files: list[ParsedSource], project_files: Mapping[str, bytes]):
+        self.repo = repo
+        self.branch = branch
+        self.files = files
+        self._files_by_path = {f.path: f for f in files}
+        self.modules = ModuleMap(self._files_by_path, project_files)
+        self.file_ids = {f.path: node_id(repo, branch, f.path, "File", module_name(f.path)) for f in files}
+        self.symbols: dict[tuple[str, int], _Symbol] = {}
+        self.children: dict[tuple[str, int | None], dict[str, _Symbol]] = {}
+        self.bindings: dict[tuple[str, int | None], dict[str, _Binding]] = {}
+        self.exports: dict[str, dict[str, _Binding]] = {}  # path -> exported name -> binding
+        self.star_exports: dict[str, list[str]] = {}  # path -> `export * from` specifiers
+        self.attributes: dict[tuple[str, int], dict[str, list[_Binding]]] = {}
+        self.return_types: dict[tuple[str, int], str] = {}
+        self.returns: dict[tuple[str, int], list[_Binding]] = {}
+        self.type_parameters: dict[tuple[str, int | None], set[str]] = {}
+        self._base_refs: dict[tuple[str, int], list[tuple[str, int]]] = {}
+        self._bases: dict[str, list[tuple[str, int, _Value]]] = {}
+        self._cache: dict[tuple, _Value] = {}
+        self._in_progress: set[tuple] = set()
+        # Every name a definition or an instance attribute carries: a member call on an
+        # unknown receiver whose name is not among them cannot land in the repository.
+        self.member_names: set[str] = set()
+        for f in files:
+            self._index_file(f)
+        self._by_id = {s.id: s for s in self.symbols.values()}
+
+    # ----- indexing -------------------------------------------------------------------
+
+    def _index_file(self, f: ParsedSource) -> None:
+        module = module_name(f.path)
+        defs = f.parsed.definitions
+        seen: Counter[tuple[str, str]] = Counter()
+        qualnames: dict[int, str] = {}
+        for index in sorted(range(len(defs)), key=lambda i: defs[i].start_byte):
+            d = defs[index]
+            qualname = f"{qualnames[d.parent] if d.parent is not None else module}.{d.name}"
+            qualnames[index] = qualname
+            label = _label(d, defs)
+            ordinal = seen[(label, qualname)]
+            seen[(label, qualname)] += 1
+            symbol = _Symbol(
+                node_id(self.repo, self.branch, f.path, label, qualname, ordinal), label, qualname, f, index
+            )
+            symbol.is_test = d.kind == "test"
+            self.symbols[(f.path, index)] = symbol
+            self.member_names.add(d.name)
+            if d.kind != "test":
+                # Later declarations shadow earlier ones; TypeScript merges a class with an
+                # interface of its name, and the class is what code calls.
+                known = self.children.get((f.path, d.parent), {}).get(d.name)
+                if known is None or known.label != "Class" or label == "Class":
+                    self.children.setdefault((f.path, d.parent), {})[d.name] = symbol
+                    self._bind(f.path, d.parent, d.name, ("def", symbol))
+        for imp in f.parsed.imports:
+            self._index_import(f, imp)
+        for a in f.parsed.assignments:
+            self._index_assignment(f, a)
+        for ref in f.parsed.references:
+            if ref.scope is None:
+                continue
+            if ref.kind == "return_type":
+                self.return_types.setdefault((f.path, ref.scope), ref.raw)
+            elif ref.kind == "base":
+                self._base_refs.setdefault((f.path, ref.scope), []).append((ref.raw, ref.line))
+            elif ref.kind == "param_type" and ref.param:
+                self._bind(f.path, ref.scope, ref.param, ("annotated", ref.raw, ref.scope), keep_existing=True)
+
+    def _index_import(self, f: ParsedSource, imp: Import) -> None:
+        if imp.kind == "export":
+            # `export { a as b }`, `export default a`, `module.exports = a`: b names the
+            # module's own a.
+            self.exports.setdefault(f.path, {})[imp.alias or imp.name or ""] = ("local", imp.name, imp.scope)
+        elif imp.kind == "reexport":
+            if imp.name == "*":
+                self.star_exports.setdefault(f.path, []).append(imp.module)
+            else:
+                exported = imp.alias or imp.name or ""
+                self.exports.setdefault(f.path, {})[exported] = ("import", imp.module, imp.name)
+        elif imp.alias or imp.name:
+            self._bind(f.path, imp.scope, imp.alias or imp.name or "", ("import", imp.module, imp.name))
+
+    def _index_assignment(self, f: ParsedSource, a: Assignment) -> None:
+        defs = f.parsed.definitions
+        if a.kind == "type_parameter":
+            self.type_parameters.setdefault((f.path, a.scope), set()).add(a.name)
+            return
+        binding: _Binding
+        if a.kind == "annotation":
+            binding = ("annotated", a.callee, a.scope)
+        elif a.kind == "alias":
+            binding = ("alias", a.callee, a.scope)
+        else:
+            binding = ("call_result", a.callee, a.scope)
+        if a.name == "return":
+            if a.scope is not None:
+                self.returns.setdefault((f.path, a.scope), []).append(binding)
+            return
+        owner = None
+        if a.name.startswith("self."):  # this.x = ... in a method, or a parameter property
+            method = defs[a.scope] if a.scope is not None else None
+            if method is not None and method.parent is not None and defs[method.parent].kind == "class":
+                owner = method.parent
+        elif a.scope is not None and defs[a.scope].kind == "class":  # a field
+            owner = a.scope
+        if owner is not None:
+            name = a.name.removeprefix("self.")
+            self.member_names.add(name)
+            self.attributes.setdefault((f.path, owner), {}).setdefault(name, []).append(binding)
+        elif not a.name.startswith("self."):
+            self._bind(f.path, a.scope, a.name, binding, keep_existing=True)
+
+    def _bind(self, path: str, scope: int | None, name: str, binding: _Binding, keep_existing: bool = False) -> None:
+        table = self.bindings.setdefault((path, scope), {})
+        if keep_existing and name in table:
+            return
+        table[name] = binding
+
+    # ----- modules and exports --------------------------------------------------------
+
+    def _module(self, importer: str, specifier: str) -> _Value:
+        found = self.modules.resolve(importer, specifier)
+        if isinstance(found, External):
+            return _Ext(found.name)
+        return _Mod(found) if found is not None else None
+
+    def _imported(self, importer: str, specifier: str, name: str | None) -> _Value:
+        """What ``import { name } from specifier`` (None: the namespace) binds."""
+        module = self._module(importer, specifier)
+        if isinstance(module, _Ext):
+            return module if name in (None, "default") else _Ext(f"{module.name}.{name}")
+        if not isinstance(module, _Mod):
+            return None
+        if name is None:
+            # A namespace import or a require(): a CommonJS module's `module.exports = x` is x.
+            cjs = self._export(module.path, "default") if self._has_commonjs_default(module.path) else None
+            return cjs or module
+        if name == "default":
+            # With esModuleInterop, a module with no default export gives its namespace.
+            return self._export(module.path, "default") or module
+        return self._export(module.path, name)
+
+    def _has_commonjs_default(self, path: str) -> bool:
+        binding = self.exports.get(path, {}).get("default")
+        return binding is not None and binding[0] == "local" and self._file(path).path.endswith((".js", ".cjs"))
+
+    def _export(self, path: str, name: str) -> _Value:
+        return self._memo(("export", path, name), lambda: self._export_uncached(path, name))
+
+    def _export_uncached(self, path: str, name: str) -> _Value:
+        binding = self.exports.get(path, {}).get(name)
+        if binding is not None:
+            if binding[0] == "local":
+                return self._lookup(path, binding[2], binding[1])
+            return self._imported(path, binding[1], binding[2])
+        if name == "default":
+            return None
+        declared = self.bindings.get((path, None), {}).get(name)
+        if declared is not None and declared[0] != "import":
+            return self._resolve_binding(path, declared)
+        for specifier in self.star_exports.get(path, ()):
+            module = self._module(path, specifier)
+            if isinstance(module, _Mod):
+                found = self._export(module.path, name)
+                if found is not None:
+                    return found
+            elif isinstance(module, _Ext):
+                return _Ext(f"{module.name}.{name}")
+        return None
+
+    # ----- name resolution ------------------------------------------------------------
+
+    def _resolve_binding(self, path: str, binding: _Binding) -> _Value:
+        kind = binding[0]
+        if kind == "def":
+            return _Sym(binding[1])
+        if kind == "import":
+            return self._imported(path, binding[1], binding[2])
+        if kind == "annotated":
+            return self._instance_of(self._resolve_type(path, binding[1], binding[2]))
+        if kind == "call_result":
+            return self._call_result(self._resolve_dotted(path, binding[2], binding[1]))
+        if kind == "alias":
+            value = self._resolve_dotted(path, binding[2], binding[1])
+            return value if isinstance(value, (_Inst, _Ext)) else None
+        raise AssertionError(f"unknown binding {binding!r}")
+
+    @staticmethod
+    def _instance_of(value: _Value) -> _Value:
+        if isinstance(value, _Sym) and value.symbol.label in ("Class", "Interface"):
+            return _Inst(value.symbol)
+        return value if isinstance(value, _Ext) else None
+
+    def _call_result(self, callee: _Value) -> _Value:
+        """What calling (or ``new``-ing) ``callee`` gives: a class's instance, or a function's
+        declared return type, else what all its ``return`` statements agree on."""
+        if isinstance(callee, _Ext):
+            # `new Map()` is a Map; `express()` is whatever express returns.
+            constructor = callee.name.rsplit(".", 1)[-1][:1].isupper()
+            return callee if constructor else _Ext(f"{callee.name}()")
+        if not isinstance(callee, _Sym):
+            return None
+        symbol = callee.symbol
+        if symbol.label == "Class":
+            return _Inst(symbol)
+        declared = self.return_types.get((symbol.file.path, symbol.index))
+        if declared is None:
+            return self._memo(("returns", symbol.id), lambda: self._returned(symbol))
+        if declared.strip() == "this":
+            owner = self._enclosing_class(symbol.file.path, symbol.definition.parent)
+            return _Inst(owner) if owner is not None else None
+        return self._instance_of(self._resolve_type(symbol.file.path, declared, symbol.index))
+
+    def _returned(self, function: _Symbol) -> _Value:
+        bindings = self.returns.get((function.file.path, function.index), [])
+        values = {self._resolve_binding(function.file.path, b) for b in bindings}
+        only = values.pop() if len(values) == 1 else None
+        return only if isinstance(only, (_Inst, _Ext)) else None
+
+    def _memo(self, key: tuple, compute: Callable[[], _Value]) -> _Value:
+        """Cache a resolution; one that re-enters itself (an import cycle) finds nothing."""
+        if key in self._cache:
+            return self._cache[key]
+        if key in self._in_progress:
+            return None
+        self._in_progress.add(key)
+        try:
+            value = compute()
+        finally:
+            self._in_progress.discard(key)
+        self._cache[key] = value
+        return value
+
+    def _lookup(self, path: str, scope: int | None, name: str) -> _Value:
+        return self._memo(("lookup", path, scope, name), lambda: self._lookup_uncached(path, scope, name))
+
+    def _lookup_uncached(self, path: str, scope: int | None, name: str) -> _Value:
+        defs = self._file(path).parsed.definitions
+        if name == "this":
+            owner = self._enclosing_class(path, scope)
+            return _Inst(owner) if owner is not None else None
+        current, innermost = scope, True
+        while current is not None:
+            # A class body's names (its members) are reached through `this`, not bare.
+            if defs[current].kind != "class" or innermost:
+                binding = self.bindings.get((path, current), {}).get(name)
+                if binding is not None:
+                    return self._resolve_binding(path, binding)
+            innermost = False
+            current = defs[current].parent
+        binding = self.bindings.get((path, None), {}).get(name)
+        if binding is not None:
+            return self._resolve_binding(path, binding)
+        return _Ext(name) if name in GLOBAL_NAMES else None
+
+    def _member(self, value: _Value, attr: str) -> _Value:
+        return self._memo(("member", value, attr), lambda: self._member_uncached(value, attr))
+
+    def _member_uncached(self, value: _Value, attr: str) -> _Value:
+        if isinstance(value, _Ext):
+            return _Ext(f"{value.name}.{attr}")
+        if isinstance(value, _Mod):
+            return self._export(value.path, attr)
+        if isinstance(value, (_Sym, _Inst)) and value.symbol.label in ("Class", "Interface"):
+            return self._class_member(value.symbol, attr, set())
+        return None
+
+    def _class_member(self, cls: _Symbol, attr: str, seen: set[str]) -> _Value:
+        if cls.id in seen or len(seen) > _MAX_BASE_DEPTH:
+            return None
+        seen.add(cls.id)
+        child = self.children.get((cls.file.path, cls.index), {}).get(attr)
+        if child is not None:
+            return _Sym(child)
+        attribute = self._memo(("attribute", cls.id, attr), lambda: self._instance_attribute(cls, attr))
+        if attribute is not None:
+            return attribute
+        for _raw, _line, base in self._class_bases(cls):
+            if isinstance(base, _Sym) and base.symbol.label in ("Class", "Interface"):
+                found = self._class_member(base.symbol, attr, seen)
+                if found is not None:
+                    return found
+            elif isinstance(base, _Ext):
+                return _Ext(f"{base.name}.{attr}")
+        return None
+
+    def _instance_attribute(self, cls: _Symbol, attr: str) -> _Value:
+        """The value of ``this.<attr>`` when every assignment and declaration of it agrees."""
+        bindings = self.attributes.get((cls.file.path, cls.index), {}).get(attr)
+        if not bindings:
+            return None
+        values = {self._resolve_binding(cls.file.path, b) for b in bindings}
+        return values.pop() if len(values) == 1 else None
+
+    def _class_bases(self, cls: _Symbol) -> list[tuple[str, int, _Value]]:
+        cached = self._bases.get(cls.id)
+        if cached is not None:
+            return cached
+        self._bases[cls.id] = []  # a class extending itself finds no bases
+        parent = cls.definition.parent
+        bases = [
+            (raw, line, self._resolve_dotted(cls.file.path, parent, _GENERIC_ARGS.sub("", raw)))
+            for raw, line in self._base_refs.get((cls.file.path, cls.index), ())
+        ]
+        self._bases[cls.id] = bases
+        return bases
+
+    def _resolve_dotted(self, path: str, scope: int | None, raw: str) -> _Value:
+        """Resolve a callee or an expression as written in ``scope`` of ``path``."""
+        raw = raw.replace("?.", ".").replace("!.", ".").rstrip("!")
+        constructed = _CONSTRUCTED.match(raw)
+        if constructed:
+            callee = self._resolve_dotted(path, scope, constructed.group(2))
+            value = self._call_result(callee)
+            for attr in constructed.group(3).split("."):
+                value = self._member(value, attr) if value is not None else None
+            return value
+        if (raw == "super" or raw.startswith("super.")) and _DOTTED.match(raw):
+            owner = self._enclosing_class(path, scope)
+            bases = self._class_bases(owner) if owner is not None else []
+            base = bases[0][2] if bases else None
+            if raw == "super":  # the base constructor
+                return base
+            value = base
+            for attr in raw.split(".")[1:]:
+                value = self._member(value, attr) if value is not None else None
+            return value
+        if not _DOTTED.match(raw):
+            return None
+        head, *rest = raw.split(".")
+        value = self._lookup(path, scope, head)
+        for attr in rest:
+            if value is None:
+                return None
+            value = self._member(value, attr)
+        return value
+
+    def _type_names(self, path: str, raw: str, scope: int | None) -> list[str]:
+        """The type names an annotation uses, without keywords and type parameters."""
+        params = self._visible_type_parameters(path, scope)
+        names = []
+        for name in _TYPE_NAME.findall(_STRING_LITERAL.sub("", raw)):
+            if name not in _TYPE_KEYWORDS and name not in params:
+                names.append(name)
+        return names
+
+    def _visible_type_parameters(self, path: str, scope: int | None) -> set[str]:
+        defs = self._file(path).parsed.definitions
+        names: set[str] = set()
+        while scope is not None:
+            names |= self.type_parameters.get((path, scope), set())
+            scope = defs[scope].parent
+        return names
+
+    def _resolve_type(self, path: str, raw: str, scope: int | None) -> _Value:
+        """The class or interface an annotation gives a value (``Promise<Order | undefined>``
+        -> Order); a collection (``Order[]``, ``Map<K, V>``) is the external collection."""
+        raw = raw.strip().removeprefix("readonly ").strip()
+        for wrapper in _WRAPPERS:
+            if raw.startswith(f"{wrapper}<") and raw.endswith(">"):
+                return self._resolve_type(path, raw[len(wrapper) + 1 : -1], scope)
+        if raw.endswith("[]") or raw.startswith(tuple(f"{c}<" for c in _COLLECTIONS)):
+            return _Ext(raw.split("<", 1)[0] if not raw.endswith("[]") else "Array")
+        names = self._type_names(path, raw, scope)
+        return self._resolve_dotted(path, scope, names[0]) if len(names) == 1 else None
+
+    def _enclosing_class(self, path: str, scope: int | None) -> _Symbol | None:
+        defs = self._file(path).parsed.definitions
+        while scope is not None:
+            if defs[scope].kind == "class":
+                return self.symbols[(path, scope)]
+            scope = defs[scope].parent
+        return None
+
+    def _file(self, path: str) -> ParsedSource:
+        return self._files_by_path[path]
+
+    # ----- graph output ---------------------------------------------------------------
+
+    def build(self) -> list[FileSubgraph]:
+        emitter = SubgraphEmitter(self.repo, self.branch, self.files)
+        for f in self.files:
+            self._emit_file(f, emitter)
+        return emitter.subgraphs()
+
+    def _emit_file(self, f: ParsedSource, out: SubgraphEmitter) -> None:
+        file_id = self.file_ids[f.path]
+        file_target = Target(file_id, "File")
+        out.file(f, file_id, module_name(f.path))
+        defs = f.parsed.definitions
+        symbols = [self.symbols[(f.path, index)] for index in range(len(defs))]
+        out.definitions(f, [SymbolNode(s.id, s.label, s.qualname, s.is_test) for s in symbols], file_id)
+        for symbol in symbols:
+            if symbol.label in ("Class", "Interface"):
+                for raw, line, base in self._class_bases(symbol):
+                    self._emit(out, f.path, Target(symbol.id, symbol.label), "INHERITS_FROM", raw, line, base)
+        for imp in f.parsed.imports:
+            if imp.kind != "export":
+                self._emit_import(out, f, file_target, imp)
+        for ref in f.parsed.references:
+            source = self._source(f, ref.scope, file_target)
+            if ref.kind == "call":
+                value = self._resolve_dotted(f.path, ref.scope, ref.raw)
+                if value is None and self._leaves_repository(ref.raw):
+                    value = _Ext(ref.raw)
+                edge = self._emit(out, f.path, source, "CALLS", ref.raw, ref.line, value)
+                if edge.resolved and ref.scope is not None:
+                    self._emit_tested_by(out, f, ref.scope, edge)
+            elif ref.kind == "implements":
+                value = self._resolve_dotted(f.path, self._outer(f, ref.scope), _GENERIC_ARGS.sub("", ref.raw))
+                self._emit(out, f.path, source, "IMPLEMENTS", ref.raw, ref.line, value)
+            elif ref.kind in ("param_type", "return_type"):
+                edge_type = "PARAM_TYPE" if ref.kind == "param_type" else "RETURNS_TYPE"
+                for name in self._type_names(f.path, ref.raw, ref.scope):
+                    value = self._resolve_dotted(f.path, self._outer(f, ref.scope), name)
+                    self._emit(out, f.path, source, edge_type, name, ref.line, value)
+
+    @staticmethod
+    def _outer(f: ParsedSource, scope: int | None) -> int | None:
+        return f.parsed.definitions[scope].parent if scope is not None else None
+
+    def _leaves_repository(self, raw: str) -> bool:
+        """A member call (``x.toFixed()``) whose name no definition or attribute of the
+        repository carries cannot run code of the repository."""
+        raw = raw.replace("?.", ".")
+        if "." not in raw:
+            return False
+        attr = raw.rsplit(".", 1)[1]
+        return bool(re.fullmatch(_IDENTIFIER, attr)) and attr not in self.member_names
+
+    def _source(self, f: ParsedSource, scope: int | None, file_target: Target) -> Target:
+        if scope is None:
+            return file_target
+        symbol = self.symbols[(f.path, scope)]
+        return Target(symbol.id, symbol.label)
+
+    def _emit_import(self, out: SubgraphEmitter, f: ParsedSource, file_target: Target, imp: Import) -> None:
+        module = self._module(f.path, imp.module)
+        raw = imp.module if imp.name in (None, "*") else f"{imp.module}:{imp.name}"
+        value: _Value = module
+        if isinstance(module, _Mod) and imp.name not in (None, "*"):
+            named = self._imported(f.path, imp.module, imp.name)
+            # A name that is no symbol node (a constant, a namespace) imports its module.
+            value = named if isinstance(named, _Sym) else module
+        elif isinstance(module, _Ext) and imp.name not in (None, "*", "default"):
+            value = _Ext(f"{module.name}.{imp.name}")
+        self._emit(out, f.path, file_target, "IMPORTS", raw, imp.line, value)
+
+    def _emit(
+        self, out: SubgraphEmitter, path: str, source: Target, edge_type: str, raw: str, line: int, value: _Value
+    ) -> Edge:
+        external = value.name if isinstance(value, _Ext) else None
+        return out.reference(path, source, edge_type, raw, line, self._target(value, edge_type), external=external)
+
+    def _target(self, value: _Value, edge_type: str) -> Target | None:
+        labels = _TARGET_LABELS[edge_type]
+        if isinstance(value, _Sym) and value.symbol.label in labels:
+            return Target(value.symbol.id, value.symbol.label)
+        if isinstance(value, _Mod) and "File" in labels:
+            return Target(self.file_ids[value.path], "File")
+        return None
+
+    def _emit_tested_by(self, out: SubgraphEmitter, f: ParsedSource, scope: int, call: Edge) -> None:
+        test = self.symbols[(f.path, scope)]
+        target = self._by_id.get(call.dst)
+        if test.is_test and target is not None and not target.is_test:
+            out.tested_by(f.path, Target(target.id, target.label), Target(test.id, test.label), call.raw, call.line)
+
+
+_TARGET_LABELS = {
+    "CALLS": ("Class", "Function", "Method"),
+    "IMPORTS": ("File", "Class", "Function", "Interface", "Method"),
+    "INHERITS_FROM": ("Class", "Interface"),
+    "IMPLEMENTS": ("Interface", "Class"),
+    "PARAM_TYPE": ("Class", "Interface"),
+    "RETURNS_TYPE": ("Class", "Interface"),
+}
+
+
+def _label(d: Definition, defs: list[Definition]) -> str:
+    if d.kind == "class":
+        return "Class"
+    if d.kind == "interface":
+        return "Interface"
+    if d.kind == "function" and d.parent is not None and defs[d.parent].kind in ("class", "interface"):
+        return "Method"
+    return "Function"
+
+
+def resolve_ecmascript(
+    repo: str, branch: str, files: list[ParsedSource], project_files: Mapping[str, bytes]
+) -> list[FileSubgraph]:
+    """Resolve a whole commit's TypeScript and JavaScript files into per-file graphs."""
+    return EcmaScriptResolver(repo, branch, files, project_files).build()

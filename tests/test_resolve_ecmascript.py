@@ -1,0 +1,218 @@
+"""Resolution of TypeScript, TSX and JavaScript, without any database: the webshop fixture's
+exact nodes and edges (confirmed by tsc: tests/fixtures/confirm_with_tsc.py), and the module
+lookup, export forms and conventions one by one."""
+
+from __future__ import annotations
+
+import pytest
+from expected_webshop import EDGES, FILES, MUST_NOT, SYMBOLS, UNRESOLVED
+from graph_view import edges_of_subgraphs, symbols_of_subgraphs, unresolved_of_subgraphs
+
+from branchgraph.core.extract import extract
+from branchgraph.core.languages import is_project_file, language_for_path
+from branchgraph.core.languages.ecmascript import clean_docstring, is_generated_file, is_support_file, is_test_file
+from branchgraph.ingest.ecmascript_modules import External, ModuleMap, package_name, parse_jsonc
+from branchgraph.ingest.resolvers import resolve_commit
+from branchgraph.ingest.subgraphs import ParsedSource
+
+
+def resolve(sources: dict[str, bytes], branch: str = "main"):
+    files, project = [], {}
+    for path, data in sources.items():
+        if is_project_file(path):
+            project[path] = data
+        spec = language_for_path(path)
+        if spec is not None:
+            files.append(ParsedSource(path, f"blob-{path}", extract(spec.name, data)))
+    return resolve_commit("webshop", branch, files, project)
+
+
+def calls(graph) -> dict[str, tuple[str, bool]]:
+    """raw callee -> (target, resolved), for a graph where each raw text has one target."""
+    names = {n.id: n.props.get("qualname") or n.props["raw"] for s in graph for n in [*s.nodes, *s.unresolved]}
+    return {e.raw: (names[e.dst], e.resolved) for s in graph for e in s.edges if e.type == "CALLS"}
+
+
+@pytest.fixture
+def webshop_graph(webshop_sources):
+    return resolve(webshop_sources)
+
+
+def test_symbols_and_files(webshop_graph):
+    assert symbols_of_subgraphs(webshop_graph) == SYMBOLS
+    files = {n.path: n.props["qualname"] for s in webshop_graph for n in s.nodes if n.label == "File"}
+    assert files == FILES
+
+
+def test_every_edge_exactly(webshop_graph):
+    assert edges_of_subgraphs(webshop_graph) == EDGES
+
+
+def test_no_edge_a_name_only_matcher_would_draw(webshop_graph):
+    drawn = {(a, t, b) for a, t, b, _ in edges_of_subgraphs(webshop_graph)}
+    assert not drawn & MUST_NOT
+
+
+def test_dangling_targets_keep_raw_and_reason(webshop_graph):
+    assert unresolved_of_subgraphs(webshop_graph) == UNRESOLVED
+
+
+def test_languages_and_tests_are_recorded(webshop_graph):
+    languages = {n.path: n.props["language"] for s in webshop_graph for n in s.nodes if n.label == "File"}
+    assert languages["src/legacy/tax.js"] == "javascript" and languages["src/index.ts"] == "typescript"
+    tests = {n.props["name"] for s in webshop_graph for n in s.nodes if n.props.get("is_test")}
+    assert tests == {"OrderService", "places an order", "quickOrder", "totals one line"}
+    docs = {n.props["qualname"]: n.props["docstring"] for s in webshop_graph for n in s.nodes if n.label == "Class"}
+    assert docs["src/models/order.Order"] == "An order: lines and their total."
+
+
+def test_tested_by_is_owned_by_the_test_file(webshop_graph):
+    owners = {s.path for s in webshop_graph for e in s.edges if e.type == "TESTED_BY"}
+    assert owners == {"src/services/__tests__/orderService.test.ts"}
+
+
+# ----- module lookup ----------------------------------------------------------------------
+
+
+def test_relative_specifiers_find_extensions_index_files_and_ts_behind_js():
+    modules = ModuleMap(["src/a.ts", "src/b/index.tsx", "src/c.js", "src/d.mts"], {})
+    assert modules.resolve("src/x.ts", "./a") == "src/a.ts"
+    assert modules.resolve("src/x.ts", "./a.js") == "src/a.ts"  # ESM-style specifier of a .ts file
+    assert modules.resolve("src/x.ts", "./b") == "src/b/index.tsx"
+    assert modules.resolve("src/x.ts", "./c.js") == "src/c.js"
+    assert modules.resolve("src/x.ts", "./d.mjs") == "src/d.mts"
+    assert modules.resolve("src/deep/x.ts", "../a") == "src/a.ts"
+    assert modules.resolve("src/x.ts", "./missing") is None
+    assert modules.resolve("src/x.ts", "../../outside") is None
+    assert modules.resolve("src/x.ts", "./styles.css") == External("./styles.css")
+
+
+def test_tsconfig_paths_follow_extends_and_the_nearest_config_wins():
+    project = {
+        "tsconfig.base.json": b'{\n  // shared\n  "compilerOptions": {"baseUrl": ".", "paths": {"@lib/*": ["libs/*/src"],},},\n}',
+        "apps/web/tsconfig.json": b'{"extends": "../../tsconfig.base.json", "compilerOptions": {"strict": true}}',
+        "apps/api/jsconfig.json": b'{"compilerOptions": {"baseUrl": "src"}}',
+    }
+    paths = ["libs/ui/src/index.ts", "apps/web/main.ts", "apps/api/src/db/pool.js", "apps/api/main.js"]
+    modules = ModuleMap(paths, project)
+    assert modules.resolve("apps/web/main.ts", "@lib/ui") == "libs/ui/src/index.ts"
+    assert modules.resolve("apps/api/main.js", "db/pool") == "apps/api/src/db/pool.js"
+    assert modules.resolve("apps/api/main.js", "@lib/ui") == External("@lib/ui")  # not this config's alias
+
+
+def test_workspace_packages_resolve_to_their_sources():
+    project = {
+        "packages/core/package.json": b'{"name": "@acme/core", "main": "dist/index.js", "types": "dist/index.d.ts"}',
+        "packages/util/package.json": b'{"name": "acme-util", "exports": {".": {"import": "./esm/main.mjs"}}}',
+        "package.json": b'{"name": "root", "workspaces": ["packages/*"]}',
+    }
+    paths = ["packages/core/src/index.ts", "packages/core/src/deep/thing.ts", "packages/util/src/main.mts"]
+    modules = ModuleMap(paths, project)
+    assert modules.resolve("app.ts", "@acme/core") == "packages/core/src/index.ts"  # dist/ -> src/
+    assert modules.resolve("app.ts", "@acme/core/deep/thing") == "packages/core/src/deep/thing.ts"
+    assert modules.resolve("app.ts", "acme-util") == "packages/util/src/main.mts"
+    assert modules.resolve("app.ts", "react-dom/client") == External("react-dom/client")
+    assert modules.resolve("app.ts", "node:fs/promises") == External("fs/promises")
+
+
+def test_package_names_and_jsonc():
+    assert package_name("@scope/pkg/sub/path") == "@scope/pkg"
+    assert package_name("lodash/fp") == "lodash"
+    assert parse_jsonc(b'{"a": "http://x", /* c */ "b": [1, 2,],}') == {"a": "http://x", "b": [1, 2]}
+    assert parse_jsonc(b"{not json") is None
+
+
+# ----- export forms, CommonJS, TSX --------------------------------------------------------
+
+
+def test_default_namespace_and_star_exports():
+    graph = resolve(
+        {
+            "lib/impl.ts": b"export class Engine { start(): void {} }\nexport default function boot(): Engine { return new Engine(); }\n",
+            "lib/index.ts": b'export * from "./impl";\nexport * as impl from "./impl";\nexport { default as bootEngine } from "./impl";\n',
+            "app.ts": (
+                b'import * as lib from "./lib";\nimport { bootEngine, Engine } from "./lib";\n'
+                b"function run(e: Engine) {\n  e.start();\n  lib.impl.default();\n  bootEngine().start();\n  new lib.Engine();\n}\n"
+            ),
+        }
+    )
+    assert calls(graph) == {
+        "e.start": ("lib/impl.Engine.start", True),
+        "lib.impl.default": ("lib/impl.boot", True),
+        "bootEngine().start": ("lib/impl.Engine.start", True),
+        "bootEngine": ("lib/impl.boot", True),
+        "lib.Engine": ("lib/impl.Engine", True),
+        "Engine": ("lib/impl.Engine", True),
+    }
+
+
+def test_commonjs_exports_and_requires():
+    graph = resolve(
+        {
+            "lib/math.js": b"function add(a, b) { return a + b; }\nmodule.exports = { add, plus: add };\n",
+            "lib/clock.js": b"class Clock { now() { return 1; } }\nmodule.exports = Clock;\n",
+            "lib/util.js": b"exports.slug = (s) => s.trim();\nmodule.exports.upper = function (s) { return s; };\n",
+            "main.js": (
+                b'const math = require("./lib/math");\nconst { plus } = require("./lib/math");\n'
+                b'const Clock = require("./lib/clock");\nconst { slug, upper: up } = require("./lib/util");\n'
+                b"function main() {\n  math.add(1, 2);\n  plus(1, 2);\n  new Clock().now();\n  slug(up(' a '));\n}\n"
+            ),
+        }
+    )
+    assert {raw: target for raw, target in calls(graph).items() if raw not in ("s.trim", "require")} == {
+        "math.add": ("lib/math.add", True),
+        "plus": ("lib/math.add", True),
+        "new Clock().now": ("lib/clock.Clock.now", True),
+        "Clock": ("lib/clock.Clock", True),
+        "slug": ("lib/util.slug", True),
+        "up": ("lib/util.upper", True),
+    }
+
+
+def test_tsx_components_and_calls_through_fields_and_locals():
+    graph = resolve(
+        {
+            "src/api.ts": b"export class Api {\n  get(path: string): Promise<string> { return fetch(path).then((r) => r.text()); }\n}\n",
+            "src/Panel.tsx": (
+                b'import { Api } from "./api";\n'
+                b"export const Panel = ({ api }: { api: Api }) => <div onClick={() => api.get('/x')}>hi</div>;\n"
+                b"export class Loader {\n  private api = new Api();\n  load() { const local: Api = this.api; return local.get('/y'); }\n}\n"
+            ),
+        }
+    )
+    found = calls(graph)
+    assert found["local.get"] == ("src/api.Api.get", True)
+    assert found["Api"] == ("src/api.Api", True)
+    kinds = {n.props["qualname"]: n.label for s in graph for n in s.nodes if n.label != "File"}
+    assert kinds["src/Panel.Panel"] == "Function" and kinds["src/Panel.Loader.load"] == "Method"
+
+
+def test_a_member_no_symbol_carries_is_external_one_that_exists_stays_unresolved():
+    graph = resolve(
+        {
+            "a.ts": b"export class Box { open(): void {} }\nexport function f(x: any, y) {\n  x.padStart(2);\n  y.open();\n}\n"
+        }
+    )
+    reasons = unresolved_of_subgraphs(graph)
+    assert reasons["x.padStart"] == "external"
+    assert reasons["y.open"] == "unresolved"  # an in-repo method of that name exists: it may be it
+
+
+def test_type_parameters_and_keywords_are_no_references():
+    graph = resolve(
+        {"a.ts": b"export function first<T>(items: T[], fallback: string | T): T | undefined { return items[0]; }\n"}
+    )
+    types = {e.raw for s in graph for e in s.edges if e.type in ("PARAM_TYPE", "RETURNS_TYPE")}
+    assert types == set()
+
+
+def test_conventions():
+    assert is_test_file("src/cart.test.ts") and is_test_file("src/__tests__/cart.tsx") and is_test_file("a.spec.mjs")
+    assert not is_test_file("src/testing.ts")
+    assert is_support_file("src/__mocks__/api.ts") and is_support_file("test/helpers.js")
+    assert is_generated_file("vendor/jquery.min.js") and is_generated_file("proto/user_pb.js")
+    assert not is_generated_file("src/build.ts")
+    assert (
+        clean_docstring("/**\n * Adds a line.\n *\n * @param line the line\n */")
+        == "Adds a line.\n\n@param line the line"
+    )
