@@ -215,10 +215,14 @@ def extract(language: str, data: bytes) -> ParsedFile:
         for capture, nodes in caps.items():
             if capture.startswith("definition."):
                 node = nodes[0]
+                if (node.start_byte, node.end_byte) in by_span:
+                    continue  # matched twice (a pattern with alternatives): one definition
+                name = caps["name"][0]
                 definitions.append(
                     Definition(
                         kind=capture.split(".", 1)[1],
-                        name=_text(caps["name"][0]),
+                        # A string names a test by its content (`it("adds a line", ...)`).
+                        name=_text(name)[1:-1] if name.type == "string" else _text(name),
                         start_line=node.start_point[0] + 1,
                         end_line=node.end_point[0] + 1,
                         start_byte=node.start_byte,

@@ -53,6 +53,7 @@ _TYPE_KEYWORDS = frozenset(
     "string number boolean void undefined null any unknown never object symbol bigint this true false keyof "
     "typeof infer readonly unique asserts is extends in out new".split()
 )
+_NULLISH = frozenset({"null", "undefined", "void", ""})
 _MAX_BASE_DEPTH = 25
 # Names every ECMAScript program sees without importing them (the language, browsers, Node,
 # and the globals test runners inject).
@@ -153,7 +154,7 @@ class EcmaScriptResolver:
         defs = f.parsed.definitions
         seen: Counter[tuple[str, str]] = Counter()
         qualnames: dict[int, str] = {}
-        for index in sorted(range(len(defs)), key=lambda i: defs[i].start_byte):
+        for index in sorted(range(len(defs)), key=lambda i: (defs[i].start_byte, -defs[i].end_byte)):
             d = defs[index]
             qualname = f"{qualnames[d.parent] if d.parent is not None else module}.{d.name}"
             qualnames[index] = qualname
@@ -301,9 +302,8 @@ class EcmaScriptResolver:
             return self._instance_of(self._resolve_type(path, binding[1], binding[2]))
         if kind == "call_result":
             return self._call_result(self._resolve_dotted(path, binding[2], binding[1]))
-        if kind == "alias":
-            value = self._resolve_dotted(path, binding[2], binding[1])
-            return value if isinstance(value, (_Inst, _Ext)) else None
+        if kind == "alias":  # `this.store = store`, `const css = context.css`
+            return self._resolve_dotted(path, binding[2], binding[1])
         raise AssertionError(f"unknown binding {binding!r}")
 
     @staticmethod
@@ -482,6 +482,12 @@ class EcmaScriptResolver:
                 return self._resolve_type(path, raw[len(wrapper) + 1 : -1], scope)
         if raw.endswith("[]") or raw.startswith(tuple(f"{c}<" for c in _COLLECTIONS)):
             return _Ext(raw.split("<", 1)[0] if not raw.endswith("[]") else "Array")
+        alternatives = _top_level_union(raw)
+        if len(alternatives) > 1:
+            # `Order | undefined`, `Response | Promise<Response>`: the one type every
+            # alternative but null and undefined names.
+            values = {self._resolve_type(path, part, scope) for part in alternatives if part not in _NULLISH}
+            return values.pop() if len(values) == 1 else None
         names = self._type_names(path, raw, scope)
         return self._resolve_dotted(path, scope, names[0]) if len(names) == 1 else None
 
@@ -534,6 +540,10 @@ class EcmaScriptResolver:
                 edge_type = "PARAM_TYPE" if ref.kind == "param_type" else "RETURNS_TYPE"
                 for name in self._type_names(f.path, ref.raw, ref.scope):
                     value = self._resolve_dotted(f.path, self._outer(f, ref.scope), name)
+                    if value is None and name.rsplit(".", 1)[-1] not in self.member_names:
+                        # No definition of the repository has that name: a type of the
+                        # standard library (RequestInit) or of a package's ambient types.
+                        value = _Ext(name)
                     self._emit(out, f.path, source, edge_type, name, ref.line, value)
 
     @staticmethod
@@ -596,6 +606,21 @@ _TARGET_LABELS = {
     "PARAM_TYPE": ("Class", "Interface"),
     "RETURNS_TYPE": ("Class", "Interface"),
 }
+
+
+def _top_level_union(raw: str) -> list[str]:
+    """The alternatives of a union type, split only where no bracket is open."""
+    parts, depth, start = [], 0, 0
+    for i, char in enumerate(raw):
+        if char in "<([{":
+            depth += 1
+        elif char in ">)]}" and not (char == ">" and raw[i - 1 : i] == "="):  # `=>` closes nothing
+            depth -= 1
+        elif char == "|" and depth == 0:
+            parts.append(raw[start:i].strip())
+            start = i + 1
+    parts.append(raw[start:].strip())
+    return [p for p in parts if p] if len(parts) > 1 else [raw]
 
 
 def _label(d: Definition, defs: list[Definition]) -> str:

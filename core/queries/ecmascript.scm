@@ -22,7 +22,7 @@
 ; jest, vitest and mocha: describe("Cart", () => {...}), it("adds", async () => {...})
 (call_expression
   function: [(identifier) (member_expression object: (identifier))] @_runner
-  arguments: (arguments . (string (string_fragment) @name) . [(arrow_function) (function_expression)])
+  arguments: (arguments . (string) @name . [(arrow_function) (function_expression)])
   (#match? @_runner "^(describe|it|test|suite|context)([.](only|skip|concurrent|todo|failing))?$")) @definition.test
 
 ; ----- uses
@@ -84,6 +84,8 @@
 (variable_declarator name: (identifier) @assign.name value: (call_expression function: (_) @assign.value)
   (#not-eq? @assign.value "require"))
 (variable_declarator name: (identifier) @assign.name value: (await_expression (call_expression function: (_) @assign.value)))
+; `const css = defaultContext.css`, `const verify = Jwt.verify`: another name for the same thing.
+(variable_declarator name: (identifier) @assign.name value: [(member_expression) (identifier)] @assign.alias)
 (assignment_expression left: (member_expression object: (this) @assign.object property: (property_identifier) @assign.name)
   right: (new_expression constructor: (_) @assign.value))
 (assignment_expression left: (member_expression object: (this) @assign.object property: (property_identifier) @assign.name)

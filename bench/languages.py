@@ -1,0 +1,117 @@
+"""Per-language ingest on real repositories: files, symbols, edges, unresolved rate and
+files/s, each language's throughput beside Python's measured in the same run (the bound:
+within 1.5x of Python's files/s), graph only (no embedder).
+
+    BRANCHGRAPH_NEO4J_URI=bolt://127.0.0.1:7687 python bench/languages.py \\
+        --source typescript=/path/to/hono.git [--source go=...] [--python Django==5.1.4]
+
+A source is any git repository (a bare mirror too); its default branch's tip is indexed.
+The Python baseline is a PyPI sdist committed to git (bench/corpus.py). Figures are printed,
+never asserted: the machine is shared and noisy.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import tempfile
+import uuid
+from collections import Counter
+from pathlib import Path
+
+from corpus import commit_sdist, drop_repo, fetch_sdist, scratch_config
+
+from branchgraph import api
+from branchgraph.core.config import Config
+from branchgraph.stores import open_graph_store
+
+SYMBOL_LABELS = ("Class", "Interface", "Function", "Method")
+
+
+def ingest_figures(root: Path, config: Config) -> dict:
+    summary = api.ingest(root, config=config)
+    return {
+        "files": summary.files,
+        "skipped": summary.skipped,
+        "symbols": sum(summary.nodes.get(label, 0) for label in SYMBOL_LABELS),
+        "nodes": summary.nodes,
+        "edges": sum(summary.edges.values()),
+        "edges_by_type": summary.edges,
+        "dangling": summary.dangling,
+        "unresolved_rate": summary.unresolved_rate,
+        "seconds": summary.seconds["total"],
+        "files_per_second": round(summary.files / summary.seconds["total"], 1),
+        "repo": summary.repo,
+    }
+
+
+def top_unresolved(config: Config, root: Path, repo: str, limit: int) -> list[tuple[str, int]]:
+    """The most frequent raw texts of unresolved references: where the resolver falls short."""
+    with open_graph_store(config, root) as graph:
+        rows = graph.read_query(
+            "MATCH ({repo: $repo, branch: 'main'})-[r]->(u:Unresolved {reason: 'unresolved'}) "
+            "RETURN type(r) AS type, r.raw AS raw",
+            {"repo": repo},
+            limit=1_000_000,
+        )
+    counts = Counter(f"{r['type']} {r['raw']}" for r in rows)
+    return counts.most_common(limit)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--source", action="append", default=[], help="LANGUAGE=GIT_DIR (repeatable)")
+    parser.add_argument("--python", default="Django==5.1.4", help="the Python baseline sdist, PACKAGE==VERSION")
+    parser.add_argument("--show-unresolved", type=int, default=15, help="print this many frequent unresolved raws")
+    parser.add_argument("--json", action="store_true", help="print the figures as one JSON document")
+    args = parser.parse_args()
+    if not args.source:
+        parser.error("give at least one --source LANGUAGE=GIT_DIR")
+
+    figures: dict[str, dict] = {}
+    with (
+        scratch_config("branchgraph-bench-languages-", embedder="none") as config,
+        tempfile.TemporaryDirectory() as tmp,
+    ):
+        package, version = args.python.split("==")
+        baseline = Path(tmp) / f"python-{uuid.uuid4().hex[:8]}"
+        commit_sdist(fetch_sdist(package, version), baseline)
+        roots = [("python", baseline)]
+        for source in args.source:
+            language, git_dir = source.split("=", 1)
+            root = Path(tmp) / f"{language}-{Path(git_dir).parent.name or 'repo'}-{uuid.uuid4().hex[:8]}"
+            subprocess.run(["git", "clone", "--quiet", git_dir, str(root)], check=True)
+            roots.append((language, root))
+        try:
+            for language, root in roots:
+                figures[language] = ingest_figures(root, config)
+                figures[language]["corpus"] = args.python if language == "python" else root.name
+                figures[language]["top_unresolved"] = top_unresolved(
+                    config, root, figures[language]["repo"], args.show_unresolved
+                )
+        finally:
+            for _, root in roots:
+                drop_repo(root, config)
+    python_rate = figures["python"]["files_per_second"]
+    for row in figures.values():
+        row["throughput_ratio_to_python"] = round(row["files_per_second"] / python_rate, 2)
+    if args.json:
+        print(json.dumps(figures, indent=2))
+        return
+    for language, row in figures.items():
+        print(f"{language:11s} {row['corpus']}")
+        print(f"  files      {row['files']} (skipped {row['skipped'] or 'none'})")
+        print(f"  symbols    {row['symbols']}  nodes {row['nodes']}")
+        print(f"  edges      {row['edges']} {row['edges_by_type']}")
+        print(f"  unresolved {row['unresolved_rate']:.1%}  dangling {row['dangling']}  (target <= 10%)")
+        print(
+            f"  files/s    {row['files_per_second']} in {row['seconds']} s; "
+            f"ratio to Python's files/s {row['throughput_ratio_to_python']} (bound: >= 0.67, within 1.5x)"
+        )
+        for raw, count in row["top_unresolved"]:
+            print(f"    {count:5d}  {raw}")
+
+
+if __name__ == "__main__":
+    main()
