@@ -174,3 +174,52 @@ def test_conflict_markers_flag_the_file_and_the_symbols_that_hold_them(repo_dir,
     flags = {r["n"]: r["c"] for r in rows}
     assert flags["m.py"] is True and flags["clean"] is False
     assert pg_store.branch_record(repo_dir.name, "main").conflict_files == ["m.py"]
+
+
+def test_a_mixed_language_history_matches_fresh_ingests(
+    repo_dir, config, graph_store, pg_store, shop_sources, webshop_sources
+):
+    """Python beside a TypeScript/JavaScript monorepo: updates that change only a project file
+    (tsconfig.json), an export others import, a deleted re-export target and a branch-off
+    each end exactly where a fresh ingest of the commit does."""
+    repo = init_repo(repo_dir)
+    tree = {**shop_sources, **{f"web/{path}": data for path, data in webshop_sources.items()}}
+    commit_files(repo, tree)
+    api.ingest(repo_dir, config=config)
+    place = "web/src/services/orderService.OrderService.place"
+    assert (
+        edge_of(graph_store, repo_dir.name, "main", place, "order.total")["target"]
+        == "web/src/models/order.Order.total"
+    )
+    assert_equals_fresh_ingest(repo_dir, "main", config, graph_store, pg_store)
+
+    # Only tsconfig.json changes: the `@app/*` alias now leads nowhere, so the unchanged
+    # orderService.ts loses its Order type.
+    tsconfig = tree["web/tsconfig.json"].replace(b'"@app/*": ["src/*"]', b'"@app/*": ["lib/*"]')
+    assert tsconfig != tree["web/tsconfig.json"]
+    tree = {**tree, "web/tsconfig.json": tsconfig}
+    commit_files(repo, tree)
+    update = api.ingest(repo_dir, config=config)
+    assert update.work["files_parsed"] == 0
+    assert edge_of(graph_store, repo_dir.name, "main", place, "order.total")["resolved"] is False
+    assert_equals_fresh_ingest(repo_dir, "main", config, graph_store, pg_store)
+
+    # An export others call is renamed and a re-exported module is deleted.
+    money = "web/packages/shared/src/money.ts"
+    tree = {**tree, money: tree[money].replace(b"  add(other: Money)", b"  plus(other: Money)")}
+    del tree["web/packages/shared/src/format.ts"]
+    commit_files(repo, tree)
+    api.ingest(repo_dir, config=config)
+    assert edge_of(graph_store, repo_dir.name, "main", place, "format")["resolved"] is False
+    assert_equals_fresh_ingest(repo_dir, "main", config, graph_store, pg_store)
+
+    # A branch changes JavaScript and Python; main stays as it was.
+    feature = {
+        **tree,
+        "web/src/legacy/tax.js": tree["web/src/legacy/tax.js"] + b"\nexports.zero = function zero() { return 0; };\n",
+        "src/shop/billing/tax.py": tree["src/shop/billing/tax.py"] + b"\n\ndef zero():\n    return 0\n",
+    }
+    commit_files(repo, feature, branch="feature")
+    assert api.ingest(repo_dir, branch="feature", config=config).strategy == "branch-off"
+    assert_equals_fresh_ingest(repo_dir, "feature", config, graph_store, pg_store)
+    assert_equals_fresh_ingest(repo_dir, "main", config, graph_store, pg_store)
