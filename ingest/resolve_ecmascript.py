@@ -27,14 +27,20 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping
 
 from branchgraph.core.extract import Assignment, Definition, Import
 from branchgraph.core.languages.ecmascript import module_name
 from branchgraph.core.model import Edge, FileSubgraph, node_id
-from branchgraph.ingest.ecmascript_modules import External, ModuleMap
-from branchgraph.ingest.subgraphs import ParsedSource, SubgraphEmitter, SymbolNode, Target
+from branchgraph.ingest.ecmascript_modules import External as ExternalModule
+from branchgraph.ingest.ecmascript_modules import ModuleMap
+from branchgraph.ingest.resolution import Binding, Resolver
+from branchgraph.ingest.resolution import External as _Ext
+from branchgraph.ingest.resolution import Instance as _Inst
+from branchgraph.ingest.resolution import Module as _Mod
+from branchgraph.ingest.resolution import ResolvedSymbol as _Symbol
+from branchgraph.ingest.resolution import SymbolValue as _Sym
+from branchgraph.ingest.subgraphs import ParsedSource, SubgraphEmitter, Target
 
 _IDENTIFIER = r"[A-Za-z_$][\w$]*"
 _DOTTED = re.compile(rf"^{_IDENTIFIER}(\.{_IDENTIFIER})*$")
@@ -78,68 +84,23 @@ GLOBAL_NAMES = frozenset(
 )
 
 
-@dataclass(eq=False, slots=True)
-class _Symbol:
-    id: str
-    label: str
-    qualname: str
-    file: ParsedSource
-    index: int
-    is_test: bool = False
-
-    @property
-    def definition(self) -> Definition:
-        return self.file.parsed.definitions[self.index]
+_Value = _Mod | _Sym | _Inst | _Ext | None  # _Mod names a module by its path
+_Binding = Binding
 
 
-# Values a name can stand for during resolution.
-@dataclass(frozen=True, slots=True)
-class _Mod:
-    path: str  # a module of the repository (its namespace object)
-
-
-@dataclass(frozen=True, slots=True)
-class _Sym:
-    symbol: _Symbol
-
-
-@dataclass(frozen=True, slots=True)
-class _Inst:
-    symbol: _Symbol  # an instance of this class (or a value of this interface)
-
-
-@dataclass(frozen=True, slots=True)
-class _Ext:
-    name: str
-
-
-_Value = _Mod | _Sym | _Inst | _Ext | None
-_Binding = tuple  # resolved lazily: (kind, payload...)
-
-
-class EcmaScriptResolver:
+class EcmaScriptResolver(Resolver):
     """Resolves all TypeScript and JavaScript files of one commit of one branch."""
 
     def __init__(self, repo: str, branch: str, files: list[ParsedSource], project_files: Mapping[str, bytes]):
-        self.repo = repo
-        self.branch = branch
-        self.files = files
-        self._files_by_path = {f.path: f for f in files}
+        super().__init__(repo, branch, files)
         self.modules = ModuleMap(self._files_by_path, project_files)
         self.file_ids = {f.path: node_id(repo, branch, f.path, "File", module_name(f.path)) for f in files}
-        self.symbols: dict[tuple[str, int], _Symbol] = {}
-        self.children: dict[tuple[str, int | None], dict[str, _Symbol]] = {}
-        self.bindings: dict[tuple[str, int | None], dict[str, _Binding]] = {}
         self.exports: dict[str, dict[str, _Binding]] = {}  # path -> exported name -> binding
         self.star_exports: dict[str, list[str]] = {}  # path -> `export * from` specifiers
-        self.attributes: dict[tuple[str, int], dict[str, list[_Binding]]] = {}
         self.return_types: dict[tuple[str, int], str] = {}
-        self.returns: dict[tuple[str, int], list[_Binding]] = {}
         self.type_parameters: dict[tuple[str, int | None], set[str]] = {}
         self._base_refs: dict[tuple[str, int], list[tuple[str, int]]] = {}
         self._bases: dict[str, list[tuple[str, int, _Value]]] = {}
-        self._cache: dict[tuple, _Value] = {}
-        self._in_progress: set[tuple] = set()
         # Every name a definition or an instance attribute carries: a member call on an
         # unknown receiver whose name is not among them cannot land in the repository.
         self.member_names: set[str] = set()
@@ -232,17 +193,11 @@ class EcmaScriptResolver:
         elif not a.name.startswith("self."):
             self._bind(f.path, a.scope, a.name, binding, keep_existing=True)
 
-    def _bind(self, path: str, scope: int | None, name: str, binding: _Binding, keep_existing: bool = False) -> None:
-        table = self.bindings.setdefault((path, scope), {})
-        if keep_existing and name in table:
-            return
-        table[name] = binding
-
     # ----- modules and exports --------------------------------------------------------
 
     def _module(self, importer: str, specifier: str) -> _Value:
         found = self.modules.resolve(importer, specifier)
-        if isinstance(found, External):
+        if isinstance(found, ExternalModule):
             return _Ext(found.name)
         return _Mod(found) if found is not None else None
 
@@ -255,12 +210,12 @@ class EcmaScriptResolver:
             return None
         if name is None:
             # A namespace import or a require(): a CommonJS module's `module.exports = x` is x.
-            cjs = self._export(module.path, "default") if self._has_commonjs_default(module.path) else None
+            cjs = self._export(module.name, "default") if self._has_commonjs_default(module.name) else None
             return cjs or module
         if name == "default":
             # With esModuleInterop, a module with no default export gives its namespace.
-            return self._export(module.path, "default") or module
-        return self._export(module.path, name)
+            return self._export(module.name, "default") or module
+        return self._export(module.name, name)
 
     def _has_commonjs_default(self, path: str) -> bool:
         binding = self.exports.get(path, {}).get("default")
@@ -283,7 +238,7 @@ class EcmaScriptResolver:
         for specifier in self.star_exports.get(path, ()):
             module = self._module(path, specifier)
             if isinstance(module, _Mod):
-                found = self._export(module.path, name)
+                found = self._export(module.name, name)
                 if found is not None:
                     return found
             elif isinstance(module, _Ext):
@@ -333,24 +288,8 @@ class EcmaScriptResolver:
         return self._instance_of(self._resolve_type(symbol.file.path, declared, symbol.index))
 
     def _returned(self, function: _Symbol) -> _Value:
-        bindings = self.returns.get((function.file.path, function.index), [])
-        values = {self._resolve_binding(function.file.path, b) for b in bindings}
-        only = values.pop() if len(values) == 1 else None
+        only = self._agreed(function.file.path, self.returns.get((function.file.path, function.index), []))
         return only if isinstance(only, (_Inst, _Ext)) else None
-
-    def _memo(self, key: tuple, compute: Callable[[], _Value]) -> _Value:
-        """Cache a resolution; one that re-enters itself (an import cycle) finds nothing."""
-        if key in self._cache:
-            return self._cache[key]
-        if key in self._in_progress:
-            return None
-        self._in_progress.add(key)
-        try:
-            value = compute()
-        finally:
-            self._in_progress.discard(key)
-        self._cache[key] = value
-        return value
 
     def _lookup(self, path: str, scope: int | None, name: str) -> _Value:
         return self._memo(("lookup", path, scope, name), lambda: self._lookup_uncached(path, scope, name))
@@ -381,7 +320,7 @@ class EcmaScriptResolver:
         if isinstance(value, _Ext):
             return _Ext(f"{value.name}.{attr}")
         if isinstance(value, _Mod):
-            return self._export(value.path, attr)
+            return self._export(value.name, attr)
         if isinstance(value, (_Sym, _Inst)) and value.symbol.label in ("Class", "Interface"):
             return self._class_member(value.symbol, attr, set())
         return None
@@ -404,14 +343,6 @@ class EcmaScriptResolver:
             elif isinstance(base, _Ext):
                 return _Ext(f"{base.name}.{attr}")
         return None
-
-    def _instance_attribute(self, cls: _Symbol, attr: str) -> _Value:
-        """The value of ``this.<attr>`` when every assignment and declaration of it agrees."""
-        bindings = self.attributes.get((cls.file.path, cls.index), {}).get(attr)
-        if not bindings:
-            return None
-        values = {self._resolve_binding(cls.file.path, b) for b in bindings}
-        return values.pop() if len(values) == 1 else None
 
     def _class_bases(self, cls: _Symbol) -> list[tuple[str, int, _Value]]:
         cached = self._bases.get(cls.id)
@@ -491,33 +422,13 @@ class EcmaScriptResolver:
         names = self._type_names(path, raw, scope)
         return self._resolve_dotted(path, scope, names[0]) if len(names) == 1 else None
 
-    def _enclosing_class(self, path: str, scope: int | None) -> _Symbol | None:
-        defs = self._file(path).parsed.definitions
-        while scope is not None:
-            if defs[scope].kind == "class":
-                return self.symbols[(path, scope)]
-            scope = defs[scope].parent
-        return None
-
-    def _file(self, path: str) -> ParsedSource:
-        return self._files_by_path[path]
-
     # ----- graph output ---------------------------------------------------------------
 
-    def build(self) -> list[FileSubgraph]:
-        emitter = SubgraphEmitter(self.repo, self.branch, self.files)
-        for f in self.files:
-            self._emit_file(f, emitter)
-        return emitter.subgraphs()
+    def _module_qualname(self, path: str) -> str:
+        return module_name(path)
 
-    def _emit_file(self, f: ParsedSource, out: SubgraphEmitter) -> None:
-        file_id = self.file_ids[f.path]
-        file_target = Target(file_id, "File")
-        out.file(f, file_id, module_name(f.path))
-        defs = f.parsed.definitions
-        symbols = [self.symbols[(f.path, index)] for index in range(len(defs))]
-        out.definitions(f, [SymbolNode(s.id, s.label, s.qualname, s.is_test) for s in symbols], file_id)
-        for symbol in symbols:
+    def _emit_references(self, f: ParsedSource, out: SubgraphEmitter, file_target: Target) -> None:
+        for symbol in (self.symbols[(f.path, index)] for index in range(len(f.parsed.definitions))):
             if symbol.label in ("Class", "Interface"):
                 for raw, line, base in self._class_bases(symbol):
                     self._emit(out, f.path, Target(symbol.id, symbol.label), "INHERITS_FROM", raw, line, base)
@@ -559,12 +470,6 @@ class EcmaScriptResolver:
         attr = raw.rsplit(".", 1)[1]
         return bool(re.fullmatch(_IDENTIFIER, attr)) and attr not in self.member_names
 
-    def _source(self, f: ParsedSource, scope: int | None, file_target: Target) -> Target:
-        if scope is None:
-            return file_target
-        symbol = self.symbols[(f.path, scope)]
-        return Target(symbol.id, symbol.label)
-
     def _emit_import(self, out: SubgraphEmitter, f: ParsedSource, file_target: Target, imp: Import) -> None:
         module = self._module(f.path, imp.module)
         raw = imp.module if imp.name in (None, "*") else f"{imp.module}:{imp.name}"
@@ -588,7 +493,7 @@ class EcmaScriptResolver:
         if isinstance(value, _Sym) and value.symbol.label in labels:
             return Target(value.symbol.id, value.symbol.label)
         if isinstance(value, _Mod) and "File" in labels:
-            return Target(self.file_ids[value.path], "File")
+            return Target(self.file_ids[value.name], "File")
         return None
 
     def _emit_tested_by(self, out: SubgraphEmitter, f: ParsedSource, scope: int, call: Edge) -> None:

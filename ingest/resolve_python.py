@@ -25,7 +25,13 @@ from branchgraph.core.extract import Assignment, Definition, Import
 from branchgraph.core.languages.python import is_support_file, is_test_file
 from branchgraph.core.model import Edge, FileSubgraph, node_id
 from branchgraph.ingest.python_modules import BUILTIN_NAMES, absolute_module, module_name, package_of
-from branchgraph.ingest.subgraphs import ParsedSource, SubgraphEmitter, SymbolNode, Target
+from branchgraph.ingest.resolution import Binding, Resolver
+from branchgraph.ingest.resolution import External as _Ext
+from branchgraph.ingest.resolution import Instance as _Inst
+from branchgraph.ingest.resolution import Module as _Mod
+from branchgraph.ingest.resolution import ResolvedSymbol as _Symbol
+from branchgraph.ingest.resolution import SymbolValue as _Sym
+from branchgraph.ingest.subgraphs import ParsedSource, SubgraphEmitter, Target
 
 _DOTTED = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
 _CONSTRUCTED = re.compile(r"^([A-Za-z_][\w.]*)\(.*\)\.([A-Za-z_][\w.]*)$")
@@ -39,41 +45,6 @@ _FIXTURE = re.compile(r"(?:pytest\.)?fixture\b")
 _SELF_TYPE = re.compile(r"(?:typing\.|typing_extensions\.)?Self")
 
 
-@dataclass(eq=False, slots=True)
-class _Symbol:
-    id: str
-    label: str
-    qualname: str
-    file: ParsedSource
-    index: int
-    is_test: bool = False
-
-    @property
-    def definition(self) -> Definition:
-        return self.file.parsed.definitions[self.index]
-
-
-# Values a name can stand for during resolution.
-@dataclass(frozen=True, slots=True)
-class _Mod:
-    name: str
-
-
-@dataclass(frozen=True, slots=True)
-class _Sym:
-    symbol: _Symbol
-
-
-@dataclass(frozen=True, slots=True)
-class _Inst:
-    symbol: _Symbol  # an instance of this class
-
-
-@dataclass(frozen=True, slots=True)
-class _Ext:
-    name: str
-
-
 @dataclass(frozen=True, slots=True)
 class _Var:
     module: str  # a module-level variable of this in-repo module
@@ -81,18 +52,14 @@ class _Var:
 
 _Value = _Mod | _Sym | _Inst | _Ext | _Var | None
 
-# Bindings are resolved lazily: (kind, payload...) tuples.
-_Binding = tuple
+_Binding = Binding
 
 
-class PythonResolver:
+class PythonResolver(Resolver):
     """Resolves all Python files of one commit of one branch."""
 
     def __init__(self, repo: str, branch: str, files: list[ParsedSource]):
-        self.repo = repo
-        self.branch = branch
-        self.files = files
-        self._files_by_path = {f.path: f for f in files}
+        super().__init__(repo, branch, files)
         self.modules: dict[str, ParsedSource] = {}
         for f in sorted(files, key=lambda f: f.path.endswith(".pyi")):
             self.modules.setdefault(module_name(f.path), f)
@@ -102,20 +69,11 @@ class PythonResolver:
             parts = name.split(".")
             for i in range(1, len(parts) + 1):
                 self.module_prefixes.add(".".join(parts[:i]))
-        self.symbols: dict[tuple[str, int], _Symbol] = {}
-        self.children: dict[tuple[str, int | None], dict[str, _Symbol]] = {}
-        self.bindings: dict[tuple[str, int | None], dict[str, _Binding]] = {}
         self.wildcards: dict[str, list[str]] = {}
-        self._cache: dict[tuple, _Value] = {}
-        self._in_progress: set[tuple] = set()
         self._bases: dict[str, list[tuple[str, int, _Value]]] = {}
-        self.file_ids: dict[str, str] = {}
         self._base_refs: dict[tuple[str, int | None], list] = {}
-        # (path, class index) -> instance attribute -> what its assignments bind
-        self.attributes: dict[tuple[str, int], dict[str, list[_Binding]]] = {}
-        # (path, function index) -> its return annotation; what its return/yield statements give
+        # (path, function index) -> its return annotation
         self.return_types: dict[tuple[str, int], str] = {}
-        self.returns: dict[tuple[str, int], list[_Binding]] = {}
         # pytest fixtures: (path of the file, or directory of a conftest.py) -> name -> function
         self.fixtures: dict[str, dict[str, _Symbol]] = {}
         for f in files:
@@ -207,12 +165,6 @@ class PythonResolver:
         if d.parent is not None and defs[d.parent].kind == "class":
             return "Method"
         return "Function"
-
-    def _bind(self, path: str, scope: int | None, name: str, binding: _Binding, keep_existing: bool = False) -> None:
-        table = self.bindings.setdefault((path, scope), {})
-        if keep_existing and name in table:
-            return
-        table[name] = binding
 
     def _bind_import(self, f: ParsedSource, imp: Import) -> None:
         if imp.name is None:
@@ -310,32 +262,8 @@ class PythonResolver:
     def _returned(self, function: _Symbol) -> _Value:
         """An unannotated function's result: what every return (or yield) gives, when they
         agree on one class's instance."""
-        bindings = self.returns.get((function.file.path, function.index), [])
-        values = {self._resolve_binding(function.file.path, b) for b in bindings}
-        only = values.pop() if len(values) == 1 else None
+        only = self._agreed(function.file.path, self.returns.get((function.file.path, function.index), []))
         return only if isinstance(only, _Inst) else None
-
-    def _instance_attribute(self, cls: _Symbol, attr: str) -> _Value:
-        """The type of ``self.<attr>`` of ``cls``, when every assignment of it agrees."""
-        bindings = self.attributes.get((cls.file.path, cls.index), {}).get(attr)
-        if not bindings:
-            return None
-        values = {self._resolve_binding(cls.file.path, b) for b in bindings}
-        return values.pop() if len(values) == 1 else None
-
-    def _memo(self, key: tuple, compute) -> _Value:
-        """Cache a resolution; a lookup that re-enters itself (an import cycle) finds nothing."""
-        if key in self._cache:
-            return self._cache[key]
-        if key in self._in_progress:
-            return None
-        self._in_progress.add(key)
-        try:
-            value = compute()
-        finally:
-            self._in_progress.discard(key)
-        self._cache[key] = value
-        return value
 
     def _lookup(self, path: str, scope: int | None, name: str) -> _Value:
         """Look ``name`` up from ``scope`` outward: functions, module, builtins."""
@@ -507,34 +435,14 @@ class PythonResolver:
             first = first or value
         return first
 
-    def _enclosing_class(self, path: str, scope: int | None) -> _Symbol | None:
-        defs = self._file(path).parsed.definitions
-        while scope is not None:
-            if defs[scope].kind == "class":
-                return self.symbols[(path, scope)]
-            scope = defs[scope].parent
-        return None
-
-    def _file(self, path: str) -> ParsedSource:
-        return self._files_by_path[path]
-
     # ----- graph output ---------------------------------------------------------------
 
-    def build(self) -> list[FileSubgraph]:
-        """Nodes and owned edges for every file."""
-        emitter = SubgraphEmitter(self.repo, self.branch, self.files)
-        for f in self.files:
-            self._emit_file(f, emitter)
-        return emitter.subgraphs()
+    def _module_qualname(self, path: str) -> str:
+        return module_name(path)
 
-    def _emit_file(self, f: ParsedSource, out: SubgraphEmitter) -> None:
-        file_id = self.file_ids[f.path]
-        file_target = Target(file_id, "File")
-        out.file(f, file_id, module_name(f.path))
+    def _emit_references(self, f: ParsedSource, out: SubgraphEmitter, file_target: Target) -> None:
         defs = f.parsed.definitions
-        symbols = [self.symbols[(f.path, index)] for index in range(len(defs))]
-        out.definitions(f, [SymbolNode(s.id, s.label, s.qualname, s.is_test) for s in symbols], file_id)
-        for symbol in symbols:
+        for symbol in (self.symbols[(f.path, index)] for index in range(len(defs))):
             if symbol.label == "Class":
                 for raw, line, base in self._class_bases(symbol):
                     self._emit_reference(
@@ -561,12 +469,6 @@ class PythonResolver:
                         continue
                     value = self._resolve_dotted(f.path, scope, name)
                     self._emit_reference(out, f.path, source, edge_type, name, ref.line, value, ("Class", "Interface"))
-
-    def _source(self, f: ParsedSource, scope: int | None, file_target: Target) -> Target:
-        if scope is None:
-            return file_target
-        symbol = self.symbols[(f.path, scope)]
-        return Target(symbol.id, symbol.label)
 
     def _emit_import(self, out: SubgraphEmitter, f: ParsedSource, file_target: Target, imp: Import) -> None:
         if imp.name is None:

@@ -1,0 +1,146 @@
+"""What every resolver shares: the symbols of a commit, the values a name can stand for,
+scoped bindings resolved lazily and memoised with a cycle guard, and a file's own nodes.
+
+A language's resolver subclasses ``Resolver`` and supplies how a binding resolves
+(``_resolve_binding``) and what a file's references become (``_emit_references``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from branchgraph.core.extract import Definition
+from branchgraph.core.model import FileSubgraph
+from branchgraph.ingest.subgraphs import ParsedSource, SubgraphEmitter, SymbolNode, Target
+
+
+@dataclass(eq=False, slots=True)
+class ResolvedSymbol:
+    """A definition of the commit with its node id, label and qualname."""
+
+    id: str
+    label: str
+    qualname: str
+    file: ParsedSource
+    index: int
+    is_test: bool = False
+
+    @property
+    def definition(self) -> Definition:
+        return self.file.parsed.definitions[self.index]
+
+
+# Values a name can stand for during resolution.
+@dataclass(frozen=True, slots=True)
+class Module:
+    name: str  # a module of the repository (Python: its dotted name; ECMAScript: its path)
+
+
+@dataclass(frozen=True, slots=True)
+class SymbolValue:
+    symbol: ResolvedSymbol  # the class or function itself
+
+
+@dataclass(frozen=True, slots=True)
+class Instance:
+    symbol: ResolvedSymbol  # an instance of this class (or a value of this interface)
+
+
+@dataclass(frozen=True, slots=True)
+class External:
+    name: str  # something outside the repository, by the name it is reached by
+
+
+Binding = tuple  # resolved lazily: (kind, payload...)
+
+
+class Resolver:
+    """The commit's files and symbols, bindings per (path, scope), instance attributes per
+    class, what each function returns, and memoised resolution."""
+
+    def __init__(self, repo: str, branch: str, files: list[ParsedSource]):
+        self.repo = repo
+        self.branch = branch
+        self.files = files
+        self._files_by_path = {f.path: f for f in files}
+        self.file_ids: dict[str, str] = {}
+        self.symbols: dict[tuple[str, int], ResolvedSymbol] = {}
+        self.children: dict[tuple[str, int | None], dict[str, ResolvedSymbol]] = {}
+        self.bindings: dict[tuple[str, int | None], dict[str, Binding]] = {}
+        # (path, class index) -> instance attribute -> what its assignments bind
+        self.attributes: dict[tuple[str, int], dict[str, list[Binding]]] = {}
+        # (path, function index) -> what its return (and yield) statements give
+        self.returns: dict[tuple[str, int], list[Binding]] = {}
+        self._cache: dict[tuple, Any] = {}
+        self._in_progress: set[tuple] = set()
+
+    def _resolve_binding(self, path: str, binding: Binding) -> Any:
+        raise NotImplementedError
+
+    def _emit_references(self, f: ParsedSource, out: SubgraphEmitter, file_target: Target) -> None:
+        raise NotImplementedError
+
+    def _module_qualname(self, path: str) -> str:
+        raise NotImplementedError
+
+    def _bind(self, path: str, scope: int | None, name: str, binding: Binding, keep_existing: bool = False) -> None:
+        table = self.bindings.setdefault((path, scope), {})
+        if keep_existing and name in table:
+            return
+        table[name] = binding
+
+    def _memo(self, key: tuple, compute: Callable[[], Any]) -> Any:
+        """Cache a resolution; one that re-enters itself (an import cycle, a function
+        returning its own call) finds nothing."""
+        if key in self._cache:
+            return self._cache[key]
+        if key in self._in_progress:
+            return None
+        self._in_progress.add(key)
+        try:
+            value = compute()
+        finally:
+            self._in_progress.discard(key)
+        self._cache[key] = value
+        return value
+
+    def _agreed(self, path: str, bindings: list[Binding]) -> Any:
+        """The one value every binding gives, or None when they disagree."""
+        values = {self._resolve_binding(path, b) for b in bindings}
+        return values.pop() if len(values) == 1 else None
+
+    def _instance_attribute(self, cls: ResolvedSymbol, attr: str) -> Any:
+        """The value of ``self.<attr>`` / ``this.<attr>`` when every assignment agrees."""
+        bindings = self.attributes.get((cls.file.path, cls.index), {}).get(attr)
+        return self._agreed(cls.file.path, bindings) if bindings else None
+
+    def _enclosing_class(self, path: str, scope: int | None) -> ResolvedSymbol | None:
+        defs = self._file(path).parsed.definitions
+        while scope is not None:
+            if defs[scope].kind == "class":
+                return self.symbols[(path, scope)]
+            scope = defs[scope].parent
+        return None
+
+    def _file(self, path: str) -> ParsedSource:
+        return self._files_by_path[path]
+
+    def _source(self, f: ParsedSource, scope: int | None, file_target: Target) -> Target:
+        """Who makes a reference written in ``scope``: that definition, or the file."""
+        if scope is None:
+            return file_target
+        symbol = self.symbols[(f.path, scope)]
+        return Target(symbol.id, symbol.label)
+
+    def build(self) -> list[FileSubgraph]:
+        """Nodes and owned edges for every file."""
+        emitter = SubgraphEmitter(self.repo, self.branch, self.files)
+        for f in self.files:
+            file_id = self.file_ids[f.path]
+            emitter.file(f, file_id, self._module_qualname(f.path))
+            symbols = [self.symbols[(f.path, index)] for index in range(len(f.parsed.definitions))]
+            emitter.definitions(f, [SymbolNode(s.id, s.label, s.qualname, s.is_test) for s in symbols], file_id)
+            self._emit_references(f, emitter, Target(file_id, "File"))
+        return emitter.subgraphs()
