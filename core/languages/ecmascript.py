@@ -18,7 +18,7 @@ _SUPPORT_FILE = re.compile(
     r"(^|/)(setupTests|jest\.setup|vitest\.setup|test-utils?)\.[cm]?[jt]sx?$|\.mock\.[cm]?[jt]sx?$"
 )
 _GENERATED = re.compile(
-    r"\.min\.[cm]?js$|(\.generated|\.gen|_pb|_grpc_pb|\.pb)\.(d\.)?[cm]?[jt]sx?$|(^|/)(dist|build|out)/[^/]*\.[cm]?js$"
+    r"\.min\.[cm]?js$|(\.generated|\.gen|_pb|_grpc_pb|\.pb)\.(d\.)?[cm]?[jt]sx?$|(^|/)(dist|build|out)/.*\.[cm]?js$"
 )
 _DECLARATION = re.compile(r"\.d\.[cm]?ts$")
 _STRIP_EXTENSION = re.compile(r"(\.d)?\.[cm]?[jt]sx?$")
