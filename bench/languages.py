@@ -24,6 +24,7 @@ from corpus import commit_sdist, drop_repo, fetch_sdist, scratch_config
 
 from branchgraph import api
 from branchgraph.core.config import Config
+from branchgraph.core.languages import language_for_path
 from branchgraph.stores import open_graph_store
 
 SYMBOL_LABELS = ("Class", "Interface", "Function", "Method")
@@ -41,7 +42,20 @@ def ingest_figures(root: Path, config: Config) -> dict:
         "dangling": summary.dangling,
         "unresolved_rate": summary.unresolved_rate,
         "seconds": summary.seconds["total"],
+        "seconds_by_stage": summary.seconds,
+        "kib_per_file": round(
+            sum(
+                p.stat().st_size
+                for p in root.rglob("*")
+                if p.is_file() and ".git" not in p.parts and language_for_path(p.name)
+            )
+            / 1024
+            / max(summary.files, 1),
+            1,
+        ),
         "files_per_second": round(summary.files / summary.seconds["total"], 1),
+        # Files differ in size between corpora; edges per second says how the work compares.
+        "edges_per_second": round(sum(summary.edges.values()) / summary.seconds["total"]),
         "repo": summary.repo,
     }
 
@@ -96,6 +110,7 @@ def main() -> None:
     python_rate = figures["python"]["files_per_second"]
     for row in figures.values():
         row["throughput_ratio_to_python"] = round(row["files_per_second"] / python_rate, 2)
+        row["edge_rate_ratio_to_python"] = round(row["edges_per_second"] / figures["python"]["edges_per_second"], 2)
     if args.json:
         print(json.dumps(figures, indent=2))
         return
@@ -108,6 +123,10 @@ def main() -> None:
         print(
             f"  files/s    {row['files_per_second']} in {row['seconds']} s; "
             f"ratio to Python's files/s {row['throughput_ratio_to_python']} (bound: >= 0.67, within 1.5x)"
+        )
+        print(
+            f"  edges/s    {row['edges_per_second']} (ratio to Python's {row['edge_rate_ratio_to_python']}); "
+            f"{row['kib_per_file']} KiB per file; stages {row['seconds_by_stage']}"
         )
         for raw, count in row["top_unresolved"]:
             print(f"    {count:5d}  {raw}")
