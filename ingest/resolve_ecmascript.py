@@ -437,7 +437,10 @@ class EcmaScriptResolver(Resolver):
                 self._emit_import(out, f, file_target, imp)
         for ref in f.parsed.references:
             source = self._source(f, ref.scope, file_target)
-            if ref.kind == "call":
+            if ref.kind == "render" and ref.raw[:1].islower() and "." not in ref.raw:
+                # <div>, <button>: an element of the DOM (or the JSX host), not a component.
+                self._emit(out, f.path, source, "CALLS", ref.raw, ref.line, _Ext(f"<{ref.raw}>"))
+            elif ref.kind in ("call", "render"):
                 value = self._resolve_dotted(f.path, ref.scope, ref.raw)
                 if value is None and self._leaves_repository(ref.raw):
                     value = _Ext(ref.raw)

@@ -182,9 +182,28 @@ def test_tsx_components_and_calls_through_fields_and_locals():
     )
     found = calls(graph)
     assert found["local.get"] == ("src/api.Api.get", True)
+    assert found["div"] == ("<div>", False)  # a DOM element, external
     assert found["Api"] == ("src/api.Api", True)
     kinds = {n.props["qualname"]: n.label for s in graph for n in s.nodes if n.label != "File"}
     assert kinds["src/Panel.Panel"] == "Function" and kinds["src/Panel.Loader.load"] == "Method"
+
+
+def test_rendering_a_component_is_a_use_of_it():
+    graph = resolve(
+        {
+            "ui/Button.jsx": b"export function Button({ label }) { return <button>{label}</button>; }\n",
+            "ui/index.js": b'export { Button } from "./Button";\nexport * as Layout from "./Layout";\n',
+            "ui/Layout.tsx": b"export const Header = ({ title }: { title: string }) => <h1>{title}</h1>;\n",
+            "App.tsx": (
+                b'import { Button, Layout } from "./ui";\n'
+                b'export default function App() {\n  return <Layout.Header title="x"><Button label="go" /></Layout.Header>;\n}\n'
+            ),
+        }
+    )
+    found = calls(graph)
+    assert found["Button"] == ("ui/Button.Button", True)
+    assert found["Layout.Header"] == ("ui/Layout.Header", True)
+    assert found["button"] == ("<button>", False) and found["h1"] == ("<h1>", False)
 
 
 def test_a_member_no_symbol_carries_is_external_one_that_exists_stays_unresolved():

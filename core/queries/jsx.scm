@@ -1,0 +1,4 @@
+; JSX (TSX and JavaScript; plain TypeScript has no JSX): rendering a component is a use of
+; it, as a call is. Lower-case tags (`div`) are the host's elements; the resolver says so.
+(jsx_opening_element name: (_) @reference.render)
+(jsx_self_closing_element name: (_) @reference.render)
