@@ -24,7 +24,7 @@ from branchgraph.core.languages import language_named, new_parser, tag_query, ts
 from branchgraph.core.model import content_hash
 
 # Bumped whenever extraction output changes, so caches keyed by blob SHA are invalidated.
-EXTRACTOR_VERSION = 7
+EXTRACTOR_VERSION = 8
 
 _MAX_RAW = 200
 # The captures that say what an assignment holds, and the kind of assignment each makes.
@@ -33,6 +33,7 @@ _ASSIGN_KINDS = (
     ("assign.alias", "alias"),
     ("assign.type", "annotation"),
     ("assign.type_parameter", "type_parameter"),
+    ("assign.elements", "element"),
 )
 # The receivers that make an assignment an instance attribute (``self.x``, ``this.x``).
 _SELF_NAMES = frozenset({"self", "this"})
@@ -92,7 +93,8 @@ class Assignment:
     callee(...)`` (kind ``call``), ``self.attr = name`` (``alias``) or ``name: Type`` /
     ``self.attr: Type`` (``annotation``; ``callee`` holds the annotation). Instance attributes
     (``self.x``, ``this.x``) are named ``self.attr``; what a function returns or yields is
-    assigned to ``return``; a generic's type parameter ``<T>`` is kind ``type_parameter``."""
+    assigned to ``return``; a generic's type parameter ``<T>`` is kind ``type_parameter``; an
+    array callback's parameter is kind ``element`` (``callee`` holds the array expression)."""
 
     name: str
     callee: str

@@ -28,6 +28,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 from branchgraph.core.extract import Assignment, Definition, Import
 from branchgraph.core.languages.ecmascript import module_name
@@ -54,6 +55,7 @@ _TYPE_NAME = re.compile(rf"{_IDENTIFIER}(?:\.{_IDENTIFIER})*(?!\s*\??\s*[:(\w$.]
 _STRING_LITERAL = re.compile(r"'[^']*'|\"[^\"]*\"|`[^`]*`")
 _GENERIC_ARGS = re.compile(r"<.*>$")
 _WRAPPERS = ("Promise", "PromiseLike", "Readonly", "Partial", "Required", "NonNullable", "Awaited")
+_ARRAY_OF = re.compile(r"(?:Readonly)?Array<(.+)>")
 _COLLECTIONS = ("Array", "ReadonlyArray", "Set", "ReadonlySet", "Map", "ReadonlyMap", "Record", "WeakMap", "WeakSet")
 _TYPE_KEYWORDS = frozenset(
     "string number boolean void undefined null any unknown never object symbol bigint this true false keyof "
@@ -84,7 +86,12 @@ GLOBAL_NAMES = frozenset(
 )
 
 
-_Value = _Mod | _Sym | _Inst | _Ext | None  # _Mod names a module by its path
+@dataclass(frozen=True, slots=True)
+class _Elements:
+    symbol: _Symbol  # an array of this class's instances (`OrderLine[]`)
+
+
+_Value = _Mod | _Sym | _Inst | _Ext | _Elements | None  # _Mod names a module by its path
 _Binding = Binding
 
 
@@ -167,6 +174,9 @@ class EcmaScriptResolver(Resolver):
         defs = f.parsed.definitions
         if a.kind == "type_parameter":
             self.type_parameters.setdefault((f.path, a.scope), set()).add(a.name)
+            return
+        if a.kind == "element":  # a callback parameter: the callback is no scope of its own
+            self._bind(f.path, a.scope, a.name, ("element", a.callee, a.scope), keep_existing=True)
             return
         binding: _Binding
         if a.kind == "annotation":
@@ -259,13 +269,16 @@ class EcmaScriptResolver(Resolver):
             return self._call_result(self._resolve_dotted(path, binding[2], binding[1]))
         if kind == "alias":  # `this.store = store`, `const css = context.css`
             return self._resolve_dotted(path, binding[2], binding[1])
+        if kind == "element":  # `lines.map((line) => ...)`: an element of `lines`
+            array = self._resolve_dotted(path, binding[2], binding[1])
+            return _Inst(array.symbol) if isinstance(array, _Elements) else None
         raise AssertionError(f"unknown binding {binding!r}")
 
     @staticmethod
     def _instance_of(value: _Value) -> _Value:
         if isinstance(value, _Sym) and value.symbol.label in ("Class", "Interface"):
             return _Inst(value.symbol)
-        return value if isinstance(value, _Ext) else None
+        return value if isinstance(value, (_Ext, _Elements)) else None
 
     def _call_result(self, callee: _Value) -> _Value:
         """What calling (or ``new``-ing) ``callee`` gives: a class's instance, or a function's
@@ -319,6 +332,8 @@ class EcmaScriptResolver(Resolver):
     def _member_uncached(self, value: _Value, attr: str) -> _Value:
         if isinstance(value, _Ext):
             return _Ext(f"{value.name}.{attr}")
+        if isinstance(value, _Elements):
+            return _Ext(f"Array.{attr}")
         if isinstance(value, _Mod):
             return self._export(value.name, attr)
         if isinstance(value, (_Sym, _Inst)) and value.symbol.label in ("Class", "Interface"):
@@ -411,8 +426,15 @@ class EcmaScriptResolver(Resolver):
         for wrapper in _WRAPPERS:
             if raw.startswith(f"{wrapper}<") and raw.endswith(">"):
                 return self._resolve_type(path, raw[len(wrapper) + 1 : -1], scope)
-        if raw.endswith("[]") or raw.startswith(tuple(f"{c}<" for c in _COLLECTIONS)):
-            return _Ext(raw.split("<", 1)[0] if not raw.endswith("[]") else "Array")
+        element = raw[:-2] if raw.endswith("[]") else _ARRAY_OF.fullmatch(raw)
+        if element is not None:
+            # `OrderLine[]`: its elements are what array callbacks receive.
+            found = self._resolve_type(path, element if isinstance(element, str) else element.group(1), scope)
+            if isinstance(found, _Sym) and found.symbol.label in ("Class", "Interface"):
+                return _Elements(found.symbol)
+            return _Ext("Array")
+        if raw.startswith(tuple(f"{c}<" for c in _COLLECTIONS)):
+            return _Ext(raw.split("<", 1)[0])
         alternatives = _top_level_union(raw)
         if len(alternatives) > 1:
             # `Order | undefined`, `Response | Promise<Response>`: the one type every

@@ -206,6 +206,25 @@ def test_rendering_a_component_is_a_use_of_it():
     assert found["button"] == ("<button>", False) and found["h1"] == ("<h1>", False)
 
 
+def test_array_callbacks_receive_the_element_type():
+    graph = resolve(
+        {
+            "a.ts": (
+                b"export class Item { price(): number { return 1; } }\n"
+                b"export function total(items: Array<Item>, more: Item[], rows) {\n"
+                b"  items.forEach((item) => item.price());\n"
+                b"  return more.reduce((sum, extra: Item) => sum + extra.price(), 0) + rows.map((row) => row.price());\n"
+                b"}\n"
+            )
+        }
+    )
+    found = {raw: target for raw, target in calls(graph).items()}
+    assert found["item.price"] == ("a.Item.price", True)
+    assert found["extra.price"] == ("a.Item.price", True)
+    assert found["row.price"] == ("row.price", False)  # `rows` has no type: its elements neither
+    assert found["items.forEach"] == ("Array.forEach", False)
+
+
 def test_a_member_no_symbol_carries_is_external_one_that_exists_stays_unresolved():
     graph = resolve(
         {

@@ -102,3 +102,11 @@
 (program [(lexical_declaration (variable_declarator name: (identifier) @global))
           (variable_declaration (variable_declarator name: (identifier) @global))
           (export_statement declaration: (lexical_declaration (variable_declarator name: (identifier) @global)))])
+
+; The element an array method's callback receives (`lines.map((line) => line.total())`):
+; the callback's first parameter (reduce's second) is an element of the receiver.
+(call_expression
+  function: (member_expression object: (_) @assign.elements property: (property_identifier) @_method)
+  arguments: (arguments . (arrow_function parameter: (identifier) @assign.name))
+  (#match? @_method "^(map|forEach|filter|find|findLast|some|every|flatMap|findIndex|findLastIndex)$"))
+; Parenthesised parameters differ between the grammars: typescript.scm, javascript.scm.

@@ -5,3 +5,14 @@
 (class_body (field_definition property: (_) @name value: [(arrow_function) (function_expression)]) @definition.function)
 (field_definition property: (property_identifier) @assign.name value: (new_expression constructor: (_) @assign.value))
 ((comment) @doc . (field_definition) @documented (#match? @doc "^/[*][*]"))
+
+; The element an array method's callback receives, with parenthesised parameters.
+(call_expression
+  function: (member_expression object: (_) @assign.elements property: (property_identifier) @_method)
+  arguments: (arguments . [(arrow_function parameters: (formal_parameters . (identifier) @assign.name))
+                           (function_expression parameters: (formal_parameters . (identifier) @assign.name))])
+  (#match? @_method "^(map|forEach|filter|find|findLast|some|every|flatMap|findIndex|findLastIndex)$"))
+(call_expression
+  function: (member_expression object: (_) @assign.elements property: (property_identifier) @_method)
+  arguments: (arguments . (arrow_function parameters: (formal_parameters . (_) . (identifier) @assign.name)))
+  (#eq? @_method "reduce"))

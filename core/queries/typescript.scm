@@ -47,3 +47,14 @@
 ; Type parameters (<T>) name no type of the repository: recorded so annotations using them
 ; are not taken for unresolved references.
 (type_parameter name: (type_identifier) @assign.name) @assign.type_parameter
+
+; The element an array method's callback receives, with parenthesised parameters.
+(call_expression
+  function: (member_expression object: (_) @assign.elements property: (property_identifier) @_method)
+  arguments: (arguments . [(arrow_function parameters: (formal_parameters . (required_parameter pattern: (identifier) @assign.name)))
+                           (function_expression parameters: (formal_parameters . (required_parameter pattern: (identifier) @assign.name)))])
+  (#match? @_method "^(map|forEach|filter|find|findLast|some|every|flatMap|findIndex|findLastIndex)$"))
+(call_expression
+  function: (member_expression object: (_) @assign.elements property: (property_identifier) @_method)
+  arguments: (arguments . (arrow_function parameters: (formal_parameters . (_) . (required_parameter pattern: (identifier) @assign.name))))
+  (#eq? @_method "reduce"))
