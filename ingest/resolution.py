@@ -55,6 +55,9 @@ class External:
 
 Binding = tuple  # resolved lazily: (kind, payload...)
 
+# How deep a chain of base classes is followed (a cycle or a generated tower ends there).
+MAX_BASE_DEPTH = 25
+
 
 class Resolver:
     """The commit's files and symbols, bindings per (path, scope), instance attributes per
@@ -84,6 +87,36 @@ class Resolver:
 
     def _module_qualname(self, path: str) -> str:
         raise NotImplementedError
+
+    def _class_bases(self, cls: ResolvedSymbol) -> list[tuple[str, int, Any]]:
+        """(raw, line, value) of each base a class or interface names."""
+        raise NotImplementedError
+
+    # The labels whose members are looked up through their bases.
+    TYPE_LABELS: tuple[str, ...] = ("Class",)
+
+    def _class_member(self, cls: ResolvedSymbol, attr: str, seen: set[str]) -> Any:
+        """A member of a class (or interface): its own definitions, then its instance
+        attributes, then its in-repo bases in order; past an external base, that library's
+        member."""
+        if cls.id in seen or len(seen) > MAX_BASE_DEPTH:
+            return None
+        seen.add(cls.id)
+        child = self.children.get((cls.file.path, cls.index), {}).get(attr)
+        if child is not None:
+            return SymbolValue(child)
+        attribute = self._memo(("attribute", cls.id, attr), lambda: self._instance_attribute(cls, attr))
+        if attribute is not None:
+            return attribute
+        external_base = None
+        for _raw, _line, base in self._class_bases(cls):
+            if isinstance(base, SymbolValue) and base.symbol.label in self.TYPE_LABELS:
+                found = self._class_member(base.symbol, attr, seen)
+                if found is not None:
+                    return found
+            elif isinstance(base, External) and external_base is None:
+                external_base = base
+        return External(f"{external_base.name}.{attr}") if external_base is not None else None
 
     def _bind(self, path: str, scope: int | None, name: str, binding: Binding, keep_existing: bool = False) -> None:
         table = self.bindings.setdefault((path, scope), {})

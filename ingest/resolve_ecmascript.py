@@ -62,7 +62,6 @@ _TYPE_KEYWORDS = frozenset(
     "typeof infer readonly unique asserts is extends in out new".split()
 )
 _NULLISH = frozenset({"null", "undefined", "void", ""})
-_MAX_BASE_DEPTH = 25
 # Names every ECMAScript program sees without importing them (the language, browsers, Node,
 # and the globals test runners inject).
 GLOBAL_NAMES = frozenset(
@@ -97,6 +96,8 @@ _Binding = Binding
 
 class EcmaScriptResolver(Resolver):
     """Resolves all TypeScript and JavaScript files of one commit of one branch."""
+
+    TYPE_LABELS = ("Class", "Interface")
 
     def __init__(self, repo: str, branch: str, files: list[ParsedSource], project_files: Mapping[str, bytes]):
         super().__init__(repo, branch, files)
@@ -338,25 +339,6 @@ class EcmaScriptResolver(Resolver):
             return self._export(value.name, attr)
         if isinstance(value, (_Sym, _Inst)) and value.symbol.label in ("Class", "Interface"):
             return self._class_member(value.symbol, attr, set())
-        return None
-
-    def _class_member(self, cls: _Symbol, attr: str, seen: set[str]) -> _Value:
-        if cls.id in seen or len(seen) > _MAX_BASE_DEPTH:
-            return None
-        seen.add(cls.id)
-        child = self.children.get((cls.file.path, cls.index), {}).get(attr)
-        if child is not None:
-            return _Sym(child)
-        attribute = self._memo(("attribute", cls.id, attr), lambda: self._instance_attribute(cls, attr))
-        if attribute is not None:
-            return attribute
-        for _raw, _line, base in self._class_bases(cls):
-            if isinstance(base, _Sym) and base.symbol.label in ("Class", "Interface"):
-                found = self._class_member(base.symbol, attr, seen)
-                if found is not None:
-                    return found
-            elif isinstance(base, _Ext):
-                return _Ext(f"{base.name}.{attr}")
         return None
 
     def _class_bases(self, cls: _Symbol) -> list[tuple[str, int, _Value]]:

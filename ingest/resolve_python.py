@@ -25,7 +25,7 @@ from branchgraph.core.extract import Assignment, Definition, Import
 from branchgraph.core.languages.python import is_support_file, is_test_file
 from branchgraph.core.model import Edge, FileSubgraph, node_id
 from branchgraph.ingest.python_modules import BUILTIN_NAMES, absolute_module, module_name, package_of
-from branchgraph.ingest.resolution import Binding, Resolver
+from branchgraph.ingest.resolution import MAX_BASE_DEPTH, Binding, Resolver
 from branchgraph.ingest.resolution import External as _Ext
 from branchgraph.ingest.resolution import Instance as _Inst
 from branchgraph.ingest.resolution import Module as _Mod
@@ -39,7 +39,6 @@ _TYPE_NAME = re.compile(r"[A-Za-z_][\w.]*")
 # A call on a literal ("".join, [].append, {}.get) is a builtin type's method.
 _LITERAL_RECEIVER = re.compile(r"""^([rbfuRBFU]{0,2}["']|[\[{]|\d)""")
 _TYPE_KEYWORDS = frozenset({"None", "True", "False"})
-_MAX_BASE_DEPTH = 25
 _PROPERTY = re.compile(r"(?:functools\.)?(?:property|cached_property)")
 _FIXTURE = re.compile(r"(?:pytest\.)?fixture\b")
 _SELF_TYPE = re.compile(r"(?:typing\.|typing_extensions\.)?Self")
@@ -57,6 +56,8 @@ _Binding = Binding
 
 class PythonResolver(Resolver):
     """Resolves all Python files of one commit of one branch."""
+
+    TYPE_LABELS = ("Class",)
 
     def __init__(self, repo: str, branch: str, files: list[ParsedSource]):
         super().__init__(repo, branch, files)
@@ -202,7 +203,7 @@ class PythonResolver(Resolver):
         return d.parent is None and is_test_file(symbol.file.path)
 
     def _is_test_class(self, symbol: _Symbol, seen: set[str]) -> bool:
-        if symbol.id in seen or len(seen) > _MAX_BASE_DEPTH:
+        if symbol.id in seen or len(seen) > MAX_BASE_DEPTH:
             return False
         seen.add(symbol.id)
         d = symbol.definition
@@ -344,26 +345,6 @@ class PythonResolver(Resolver):
         if isinstance(value, (_Sym, _Inst)) and value.symbol.label == "Class":
             return self._class_member(value.symbol, attr, set())
         return None
-
-    def _class_member(self, cls: _Symbol, attr: str, seen: set[str]) -> _Value:
-        if cls.id in seen or len(seen) > _MAX_BASE_DEPTH:
-            return None
-        seen.add(cls.id)
-        child = self.children.get((cls.file.path, cls.index), {}).get(attr)
-        if child is not None:
-            return _Sym(child)
-        attribute = self._memo(("attribute", cls.id, attr), lambda: self._instance_attribute(cls, attr))
-        if attribute is not None:
-            return attribute
-        external_base = None
-        for _raw, _line, base in self._class_bases(cls):
-            if isinstance(base, _Sym) and base.symbol.label == "Class":
-                found = self._class_member(base.symbol, attr, seen)
-                if found is not None:
-                    return found
-            elif isinstance(base, _Ext) and external_base is None:
-                external_base = base
-        return _Ext(f"{external_base.name}.{attr}") if external_base is not None else None
 
     def _class_bases(self, cls: _Symbol) -> list[tuple[str, int, _Value]]:
         cached = self._bases.get(cls.id)
