@@ -230,7 +230,7 @@ class EcmaScriptResolver(Resolver):
 
     def _has_commonjs_default(self, path: str) -> bool:
         binding = self.exports.get(path, {}).get("default")
-        return binding is not None and binding[0] == "local" and self._file(path).path.endswith((".js", ".cjs"))
+        return binding is not None and binding[0] == "local" and path.endswith((".js", ".cjs"))
 
     def _export(self, path: str, name: str) -> _Value:
         return self._memo(("export", path, name), lambda: self._export_uncached(path, name))
