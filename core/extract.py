@@ -24,7 +24,7 @@ from branchgraph.core.languages import language_named, new_parser, tag_query, ts
 from branchgraph.core.model import content_hash
 
 # Bumped whenever extraction output changes, so caches keyed by blob SHA are invalidated.
-EXTRACTOR_VERSION = 8
+EXTRACTOR_VERSION = 9
 
 _MAX_RAW = 200
 # The captures that say what an assignment holds, and the kind of assignment each makes.

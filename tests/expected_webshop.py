@@ -1,4 +1,4 @@
-"""What resolving tests/fixtures/webshop (a TypeScript/JavaScript monorepo) must produce.
+"""What resolving tests/fixtures/webshop (a TypeScript/TSX/JavaScript monorepo) must produce.
 
 Edges are (source qualname, type, target qualname or Unresolved raw, resolved). A module's
 qualname is its path without the extension; symbols continue it with dots; a test is named by
@@ -19,6 +19,7 @@ FILES = {
     "src/repo/orderStore.ts": "src/repo/orderStore",
     "src/services/__tests__/orderService.test.ts": "src/services/__tests__/orderService.test",
     "src/services/orderService.ts": "src/services/orderService",
+    "src/ui/OrderBadge.tsx": "src/ui/OrderBadge",
 }
 
 SYMBOLS = {
@@ -66,6 +67,8 @@ SYMBOLS = {
     ("Method", "src/services/orderService.OrderService.place"): (19, 25, False),
     ("Method", "src/services/orderService.OrderService.quickOrder"): (27, 29, False),
     ("Function", "src/services/orderService.createService"): (32, 33, False),
+    ("Function", "src/ui/OrderBadge.OrderBadge"): (4, 10, False),
+    ("Function", "src/ui/OrderBadge.Price"): (12, 12, False),
 }
 
 UNRESOLVED = {
@@ -93,6 +96,9 @@ UNRESOLVED = {
     "this.sent.push": "unresolved",
     "total.add": "unresolved",
     "units.toFixed": "external",
+    "(cents / 100).toFixed": "external",
+    "<b>": "external",  # DOM elements rendered in JSX
+    "<span>": "external",
 }
 
 EDGES = {
@@ -357,6 +363,16 @@ EDGES = {
         "src/services/__tests__/orderService.test.OrderService.quickOrder.totals one line",
         True,
     ),
+    # src/ui/OrderBadge.tsx: a component with destructured, typed props
+    ("src/ui/OrderBadge", "DEFINES", "src/ui/OrderBadge.OrderBadge", True),
+    ("src/ui/OrderBadge", "DEFINES", "src/ui/OrderBadge.Price", True),
+    ("src/ui/OrderBadge", "IMPORTS", "src/models/order.Order", True),
+    ("src/ui/OrderBadge.OrderBadge", "PARAM_TYPE", "src/models/order.Order", True),
+    ("src/ui/OrderBadge.OrderBadge", "CALLS", "<span>", False),
+    ("src/ui/OrderBadge.OrderBadge", "CALLS", "src/models/order.Order.total", True),
+    ("src/ui/OrderBadge.OrderBadge", "CALLS", "src/ui/OrderBadge.Price", True),  # <Price cents={...} />
+    ("src/ui/OrderBadge.Price", "CALLS", "(cents / 100).toFixed", False),
+    ("src/ui/OrderBadge.Price", "CALLS", "<b>", False),
 }
 
 # What a matcher by name alone would get wrong; none of these may appear, resolved or not.

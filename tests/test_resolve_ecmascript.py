@@ -60,6 +60,7 @@ def test_dangling_targets_keep_raw_and_reason(webshop_graph):
 def test_languages_and_tests_are_recorded(webshop_graph):
     languages = {n.path: n.props["language"] for s in webshop_graph for n in s.nodes if n.label == "File"}
     assert languages["src/legacy/tax.js"] == "javascript" and languages["src/index.ts"] == "typescript"
+    assert languages["src/ui/OrderBadge.tsx"] == "tsx"
     tests = {n.props["name"] for s in webshop_graph for n in s.nodes if n.props.get("is_test")}
     assert tests == {"OrderService", "places an order", "quickOrder", "totals one line"}
     docs = {n.props["qualname"]: n.props["docstring"] for s in webshop_graph for n in s.nodes if n.label == "Class"}

@@ -58,3 +58,11 @@
   function: (member_expression object: (_) @assign.elements property: (property_identifier) @_method)
   arguments: (arguments . (arrow_function parameters: (formal_parameters . (_) . (required_parameter pattern: (identifier) @assign.name))))
   (#eq? @_method "reduce"))
+
+; Destructured parameters typed by an object type (`({ order }: { order: Order })`, the React
+; props idiom): each name gets its property's type.
+(required_parameter
+  pattern: (object_pattern (shorthand_property_identifier_pattern) @param)
+  type: (type_annotation (object_type (property_signature name: (property_identifier) @_property
+                                                          type: (type_annotation (_) @reference.param_type))))
+  (#eq? @param @_property))
