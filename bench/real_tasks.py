@@ -51,6 +51,7 @@ from task_mining import Case, GoldSymbol, git, mine_cases
 from branchgraph import api
 from branchgraph.core.config import Config
 from branchgraph.core.extract import extract
+from branchgraph.core.languages import language_for_path
 from branchgraph.core.lexical import lexical_text, query_terms
 from branchgraph.retrieval.learned import shipped_ranker
 
@@ -127,17 +128,17 @@ class SourceAtCommit:
         for line in git(self.repo, "ls-tree", "-r", commit).splitlines():
             meta, path = line.split("\t", 1)
             mode, kind, sha = meta.split()
-            if kind == "blob" and path.endswith(".py") and mode != "120000":
+            if kind == "blob" and language_for_path(path) is not None and mode != "120000":
                 out.append((path, sha))
         return out
 
-    def blob(self, sha: str) -> tuple[list[str], list[tuple[int, int, Counter[str], int]]]:
+    def blob(self, sha: str, language: str) -> tuple[list[str], list[tuple[int, int, Counter[str], int]]]:
         if sha not in self._by_blob:
             data = subprocess.run(["git", "-C", str(self.repo), "cat-file", "blob", sha], capture_output=True).stdout
             lines = data.decode("utf-8", "replace").splitlines()
             symbols = []
             if len(data) <= 1_000_000:
-                for d in extract("python", data).definitions:
+                for d in extract(language, data).definitions:
                     if d.kind == "function":
                         tokens = lexical_text("\n".join(lines[d.start_line - 1 : d.end_line])).split()
                         symbols.append((d.start_line, d.end_line, Counter(tokens), len(tokens)))
@@ -145,10 +146,16 @@ class SourceAtCommit:
         return self._by_blob[sha]
 
 
+def _language(path: str) -> str:
+    spec = language_for_path(path)
+    assert spec is not None  # SourceAtCommit.files lists parsed languages only
+    return spec.name
+
+
 def bm25_ranking(source: SourceAtCommit, commit: str, query: str, k1: float = 1.2, b: float = 0.75) -> list[Item]:
     docs = []
     for path, sha in source.files(commit):
-        for start, end, tf, length in source.blob(sha)[1]:
+        for start, end, tf, length in source.blob(sha, _language(path))[1]:
             docs.append((path, start, end, tf, length))
     if not docs:
         return []
@@ -277,7 +284,7 @@ def _text_length(source: SourceAtCommit, commit: str) -> Callable[[Item], int]:
         sha = blobs.get(item[0])
         if sha is None:
             return 0
-        lines = source.blob(sha)[0]
+        lines = source.blob(sha, _language(item[0]))[0]
         return len("\n".join(lines[item[1] - 1 : item[2]]))
 
     return length

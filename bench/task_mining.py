@@ -1,7 +1,7 @@
 """Development tasks mined from real git histories: a commit's message is the question, the
 functions and methods it changed are the answer.
 
-A case is a non-merge commit that modifies 1-4 non-test Python source files and 3-150 lines
+A case is a non-merge commit that modifies 1-4 non-test source files of a parsed language and 3-150 lines
 of them, minus housekeeping (release, bump, typo, lint, format, docs, typing, revert, merge,
 dependencies, ...: words of the query). The query is its subject line, plus the first paragraph of its body when the subject
 has fewer than six words. The gold is every function and method whose span at the parent
@@ -21,6 +21,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from branchgraph.core.extract import extract
+from branchgraph.core.languages import language_for_path
 
 _HOUSEKEEPING = re.compile(
     r"\b(release|released|releasing|bump|bumped|version|typos?|lint|linting|flake8|pylint|ruff|black|isort|"
@@ -74,7 +75,17 @@ def git(repo: Path, *args: str) -> str:
 
 
 def is_source(path: str) -> bool:
-    return path.endswith(".py") and not _TEST_OR_SUPPORT.search(path)
+    """A file of a parsed language that is neither a test, a test helper, generated nor a
+    declaration file (by its language's conventions), outside docs, examples and scripts."""
+    spec = language_for_path(path)
+    if spec is None or _TEST_OR_SUPPORT.search(path):
+        return False
+    conventions = spec.conventions
+    return not (
+        conventions.is_support_file(path)
+        or conventions.is_generated_file(path)
+        or conventions.is_declaration_file(path)
+    )
 
 
 def query_of(subject: str, body: str) -> str:
@@ -141,7 +152,9 @@ def _gold(repo: Path, parent: str, commit: str, paths: list[str]) -> list[GoldSy
             ).stdout
         except subprocess.CalledProcessError:
             continue  # added by the commit: nothing at the parent
-        parsed = extract("python", data)
+        spec = language_for_path(path)
+        assert spec is not None  # is_source kept only parsed languages
+        parsed = extract(spec.name, data)
         defs = parsed.definitions
         for d in defs:
             if d.kind != "function" or not any(d.start_line <= line <= d.end_line for line in touched):
