@@ -258,7 +258,7 @@ def _export_targets(exports: Any) -> list[str]:
 
 def _is_asset(specifier: str) -> bool:
     ext = posixpath.splitext(specifier)[1].lower()
-    return bool(ext) and ext not in SOURCE_EXTENSIONS and ext not in (".js", ".ts")
+    return bool(ext) and ext not in SOURCE_EXTENSIONS
 
 
 def _directory(path: str) -> str:

@@ -44,6 +44,7 @@ from branchgraph.ingest.resolution import SymbolValue as _Sym
 from branchgraph.ingest.subgraphs import ParsedSource, SubgraphEmitter, Target
 
 _IDENTIFIER = r"[A-Za-z_$][\w$]*"
+_NAME = re.compile(_IDENTIFIER)
 _DOTTED = re.compile(rf"^{_IDENTIFIER}(\.{_IDENTIFIER})*$")
 # `make(...).send`, `new Order(id).addLine`: an attribute of what a call returns.
 _CONSTRUCTED = re.compile(
@@ -475,7 +476,7 @@ class EcmaScriptResolver(Resolver):
         if "." not in raw:
             return False
         attr = raw.rsplit(".", 1)[1]
-        return bool(re.fullmatch(_IDENTIFIER, attr)) and attr not in self.member_names
+        return bool(_NAME.fullmatch(attr)) and attr not in self.member_names
 
     def _emit_import(self, out: SubgraphEmitter, f: ParsedSource, file_target: Target, imp: Import) -> None:
         module = self._module(f.path, imp.module)

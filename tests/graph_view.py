@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from branchgraph.core.extract import extract
+from branchgraph.core.languages import is_project_file, language_for_path
 from branchgraph.core.model import FileSubgraph
+from branchgraph.ingest.resolvers import resolve_commit
+from branchgraph.ingest.subgraphs import ParsedSource
 
 
 def sql(pg_store, statement: str, params=None) -> list[tuple]:
@@ -10,6 +14,19 @@ def sql(pg_store, statement: str, params=None) -> list[tuple]:
     with pg_store.connection() as conn:
         cur = conn.execute(statement, params)
         return cur.fetchall() if cur.description else []
+
+
+def resolve_sources(sources: dict[str, bytes], repo: str, branch: str = "main") -> list[FileSubgraph]:
+    """Parse and resolve a commit's files given by path, without any store, the way ingest
+    does: each language by its resolver, project files (package.json, ...) handed along."""
+    files, project = [], {}
+    for path, data in sources.items():
+        if is_project_file(path):
+            project[path] = data
+        spec = language_for_path(path)
+        if spec is not None:
+            files.append(ParsedSource(path, f"blob-{path}", extract(spec.name, data)))
+    return resolve_commit(repo, branch, files, project)
 
 
 def _name(props: dict) -> str:

@@ -6,25 +6,14 @@ from __future__ import annotations
 
 import pytest
 from expected_webshop import EDGES, FILES, MUST_NOT, SYMBOLS, UNRESOLVED
-from graph_view import edges_of_subgraphs, symbols_of_subgraphs, unresolved_of_subgraphs
+from graph_view import edges_of_subgraphs, resolve_sources, symbols_of_subgraphs, unresolved_of_subgraphs
 
-from branchgraph.core.extract import extract
-from branchgraph.core.languages import is_project_file, language_for_path
 from branchgraph.core.languages.ecmascript import clean_docstring, is_generated_file, is_support_file, is_test_file
 from branchgraph.ingest.ecmascript_modules import External, ModuleMap, package_name, parse_jsonc
-from branchgraph.ingest.resolvers import resolve_commit
-from branchgraph.ingest.subgraphs import ParsedSource
 
 
 def resolve(sources: dict[str, bytes], branch: str = "main"):
-    files, project = [], {}
-    for path, data in sources.items():
-        if is_project_file(path):
-            project[path] = data
-        spec = language_for_path(path)
-        if spec is not None:
-            files.append(ParsedSource(path, f"blob-{path}", extract(spec.name, data)))
-    return resolve_commit("webshop", branch, files, project)
+    return resolve_sources(sources, "webshop", branch)
 
 
 def calls(graph) -> dict[str, tuple[str, bool]]:

@@ -4,16 +4,11 @@ from __future__ import annotations
 
 import pytest
 from expected_shop import EDGES, FILES, SYMBOLS, UNRESOLVED
-from graph_view import edges_of_subgraphs, symbols_of_subgraphs, unresolved_of_subgraphs
-
-from branchgraph.core.extract import extract
-from branchgraph.ingest.resolve_python import resolve_python
-from branchgraph.ingest.subgraphs import ParsedSource
+from graph_view import edges_of_subgraphs, resolve_sources, symbols_of_subgraphs, unresolved_of_subgraphs
 
 
 def resolve(sources: dict[str, bytes], branch: str = "main", repo: str = "shop"):
-    files = [ParsedSource(path, f"blob-{path}", extract("python", data)) for path, data in sources.items()]
-    return resolve_python(repo, branch, files)
+    return resolve_sources(sources, repo, branch)
 
 
 @pytest.fixture

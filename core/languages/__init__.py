@@ -3,8 +3,8 @@
 Adding a language is one entry here, one conventions module beside this file, a tag query
 in ``core/queries/`` and one resolver registered in ``branchgraph.ingest.resolvers``.
 Languages that import each other (TypeScript, TSX and JavaScript) share a ``family``: one
-resolver sees all their files, and their tag queries share a common part. Grammars come from the official per-language wheels
-(``tree-sitter-python``, ...), never downloaded at run time.
+resolver sees all their files, and their tag queries share a common part. Grammars come from
+the official per-language wheels (``tree-sitter-python``, ...), never downloaded at run time.
 
 Ingest uses the registry to parse and resolve; retrieval uses it to re-parse drifted files and
 to tell tests and generated files apart when ranking.
@@ -68,39 +68,31 @@ def _conventions(module: ModuleType) -> Conventions:
     )
 
 
-# tsconfig.*.json: what a tsconfig.json `extends` is often called.
-_ECMASCRIPT_PROJECT = ("package.json", "tsconfig*.json", "jsconfig*.json")
+def _ecmascript(
+    name: str, extensions: tuple[str, ...], grammar: str, function: str, queries: tuple[str, ...]
+) -> LanguageSpec:
+    """A member of the ECMAScript family: its conventions, the shared part of the tag query,
+    and the project files (tsconfig.*.json: what a tsconfig.json `extends` is often called)."""
+    return LanguageSpec(
+        name,
+        extensions,
+        grammar,
+        _conventions(ecmascript),
+        grammar_function=function,
+        queries=("ecmascript", *queries),
+        family="ecmascript",
+        project_files=("package.json", "tsconfig*.json", "jsconfig*.json"),
+    )
+
 
 LANGUAGES = (
     LanguageSpec("python", (".py", ".pyi"), "tree_sitter_python", _conventions(python)),
-    LanguageSpec(
-        "typescript",
-        (".ts", ".mts", ".cts"),
-        "tree_sitter_typescript",
-        _conventions(ecmascript),
-        grammar_function="language_typescript",
-        queries=("ecmascript", "typescript"),
-        family="ecmascript",
-        project_files=_ECMASCRIPT_PROJECT,
+    _ecmascript(
+        "typescript", (".ts", ".mts", ".cts"), "tree_sitter_typescript", "language_typescript", ("typescript",)
     ),
-    LanguageSpec(
-        "tsx",
-        (".tsx",),
-        "tree_sitter_typescript",
-        _conventions(ecmascript),
-        grammar_function="language_tsx",
-        queries=("ecmascript", "typescript", "jsx"),
-        family="ecmascript",
-        project_files=_ECMASCRIPT_PROJECT,
-    ),
-    LanguageSpec(
-        "javascript",
-        (".js", ".jsx", ".mjs", ".cjs"),
-        "tree_sitter_javascript",
-        _conventions(ecmascript),
-        queries=("ecmascript", "javascript", "jsx"),
-        family="ecmascript",
-        project_files=_ECMASCRIPT_PROJECT,
+    _ecmascript("tsx", (".tsx",), "tree_sitter_typescript", "language_tsx", ("typescript", "jsx")),
+    _ecmascript(
+        "javascript", (".js", ".jsx", ".mjs", ".cjs"), "tree_sitter_javascript", "language", ("javascript", "jsx")
     ),
 )
 _PROJECT_FILE = re.compile("|".join(fnmatch.translate(p) for spec in LANGUAGES for p in spec.project_files))
