@@ -24,9 +24,11 @@ from branchgraph.core.languages import language_named, new_parser, tag_query, ts
 from branchgraph.core.model import content_hash
 
 # Bumped whenever extraction output changes, so caches keyed by blob SHA are invalidated.
-EXTRACTOR_VERSION = 9
+EXTRACTOR_VERSION = 10
 
 _MAX_RAW = 200
+# A call site keeps this many arguments: a route's path and handlers, a client's URL and options.
+_MAX_SITE_ARGS = 4
 # The captures that say what an assignment holds, and the kind of assignment each makes.
 _ASSIGN_KINDS = (
     ("assign.value", "call"),
@@ -39,6 +41,7 @@ _ASSIGN_KINDS = (
 _SELF_NAMES = frozenset({"self", "this"})
 # Nodes a broad capture such as `(argument_list (_) @reference.base)` may hit that name nothing.
 _NOT_REFERENCES = frozenset({"keyword_argument", "comment", "list_splat", "dictionary_splat"})
+_NOT_ARGUMENTS = frozenset({"comment"})
 
 
 @dataclass(slots=True)
@@ -104,6 +107,22 @@ class Assignment:
 
 
 @dataclass(slots=True)
+class CallSite:
+    """A call whose arguments matter, not only its callee: web routes and their registration
+    (``@app.get("/x")``, ``path("x/", view)``, ``app.use("/api", router)``) and HTTP clients
+    (``fetch(url, {method})``, ``requests.post(url)``). The tag query picks them by the
+    callee's name (``@site.*`` captures); ``args`` are the raw texts of the first arguments,
+    keyword arguments as written (``url_prefix="/api"``)."""
+
+    callee: str
+    args: list[str]
+    line: int
+    scope: int | None
+    decorates: int | None = None  # the definition a decorator call decorates
+    assigned: str | None = None  # the name the call's value is assigned to
+
+
+@dataclass(slots=True)
 class ParsedFile:
     language: str
     definitions: list[Definition]
@@ -116,6 +135,7 @@ class ParsedFile:
     line_count: int
     size: int  # bytes
     conflict_lines: list[int]  # lines holding git conflict markers
+    calls: list[CallSite] = field(default_factory=list)  # calls whose arguments say what they reach
 
 
 def conflict_extents(defs: list[Definition], line_count: int) -> list[int]:
@@ -242,6 +262,7 @@ def extract(language: str, data: bytes) -> ParsedFile:
     imports: list[Import] = []
     assignments: list[Assignment] = []
     module_globals: list[str] = []
+    sites: dict[int, CallSite] = {}
     module_doc = ""
     for _, caps in matches:
         first_capture = next(iter(caps))
@@ -273,6 +294,8 @@ def extract(language: str, data: bytes) -> ParsedFile:
                 # stays the definition's, because decorators run in the enclosing scope.
                 d.start_line = min(d.start_line, decorator.start_point[0] + 1)
                 d.content_hash = content_hash(_text(decorator) + "\n" + d.content_hash)
+        elif "site.callee" in caps:
+            _add_site(sites, caps, scopes, by_span)
         elif "import.module" in caps or "import.from" in caps or "import.export" in caps:
             imports.append(_import(caps, scopes))
         elif "global" in caps:
@@ -332,7 +355,31 @@ def extract(language: str, data: bytes) -> ParsedFile:
         line_count=data.count(b"\n") + (0 if data.endswith(b"\n") or not data else 1),
         size=len(data),
         conflict_lines=conflict_marker_lines(data),
+        calls=[sites[start] for start in sorted(sites)],
     )
+
+
+def _add_site(
+    sites: dict[int, CallSite], caps: dict[str, list[TSNode]], scopes: _Scopes, by_span: dict[tuple[int, int], int]
+) -> None:
+    """Record one call site; the same call matched by several patterns (a decorator that is
+    also a route call, an assignment's value) is one site with what each pattern adds."""
+    callee = caps["site.callee"][0]
+    site = sites.get(callee.start_byte)
+    if site is None:
+        args = [a for a in caps["site.args"][0].named_children if a.type not in _NOT_ARGUMENTS]
+        site = sites[callee.start_byte] = CallSite(
+            callee=_raw(callee),
+            args=[_raw(a) for a in args[:_MAX_SITE_ARGS]],
+            line=callee.start_point[0] + 1,
+            scope=scopes.innermost(callee.start_byte, callee.end_byte),
+        )
+    decorated = caps.get("site.decorated")
+    if decorated is not None:
+        site.decorates = by_span.get((decorated[0].start_byte, decorated[0].end_byte))
+    assigned = caps.get("site.assigned")
+    if assigned is not None:
+        site.assigned = _text(assigned[0])
 
 
 # Below this many files a process pool costs more than it saves.
@@ -392,12 +439,13 @@ def encode_parsed(parsed: ParsedFile) -> bytes:
         parsed.line_count,
         parsed.size,
         parsed.conflict_lines,
+        [[getattr(c, f) for f in _SITE_FIELDS] for c in parsed.calls],
     ]
     return zlib.compress(json.dumps(document, separators=(",", ":")).encode("utf-8"), 6)
 
 
 def decode_parsed(blob: bytes) -> ParsedFile:
-    (language, defs, refs, imports, assigns, module_globals, doc, errors, lines, size, conflicts) = json.loads(
+    (language, defs, refs, imports, assigns, module_globals, doc, errors, lines, size, conflicts, sites) = json.loads(
         zlib.decompress(blob)
     )
     return ParsedFile(
@@ -412,6 +460,7 @@ def decode_parsed(blob: bytes) -> ParsedFile:
         line_count=lines,
         size=size,
         conflict_lines=conflicts,
+        calls=[CallSite(**dict(zip(_SITE_FIELDS, row, strict=True))) for row in sites],
     )
 
 
@@ -419,3 +468,4 @@ _DEF_FIELDS = tuple(f.name for f in fields(Definition))
 _REF_FIELDS = tuple(f.name for f in fields(Reference))
 _IMPORT_FIELDS = tuple(f.name for f in fields(Import))
 _ASSIGN_FIELDS = tuple(f.name for f in fields(Assignment))
+_SITE_FIELDS = tuple(f.name for f in fields(CallSite))

@@ -84,6 +84,7 @@ class Edge:
     via: str | None = None
     lines: tuple[int, ...] = ()
     count: int = 1
+    confidence: float | None = None  # of an inferred edge: how well its two ends matched
 
     def __post_init__(self) -> None:
         if self.type not in EDGE_TYPES:
@@ -101,6 +102,8 @@ class Edge:
             props["count"] = self.count
         if self.via is not None:
             props["via"] = self.via
+        if self.confidence is not None:
+            props["confidence"] = self.confidence
         return props
 
 
@@ -128,6 +131,7 @@ def subgraph_fingerprint(subgraph: FileSubgraph) -> str:
         sorted((n.id[cut:], n.label, n.path, sorted(n.props.items())) for n in subgraph.nodes),
         sorted(
             (e.src[cut:], e.type, e.dst[cut:], e.raw, e.line, e.lines, e.count, e.resolved, e.inferred, e.via)
+            + ((e.confidence,) if e.confidence is not None else ())
             for e in subgraph.edges
         ),
         sorted((n.id[cut:], sorted(n.props.items())) for n in subgraph.unresolved),

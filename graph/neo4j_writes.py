@@ -258,6 +258,7 @@ def _edge_rows(subgraphs: Sequence[FileSubgraph]) -> dict[tuple[str, str, str], 
                     "resolved": e.resolved,
                     "inferred": e.inferred,
                     "via": e.via,
+                    "confidence": e.confidence,
                 }
             )
     return rows
@@ -266,7 +267,7 @@ def _edge_rows(subgraphs: Sequence[FileSubgraph]) -> dict[tuple[str, str, str], 
 # Edge properties as a literal map: null values (no line, no via) leave the property unset.
 _EDGE_PROPS = (
     "{branch: $branch, raw: r.raw, line: r.line, lines: r.lines, count: r.count, resolved: r.resolved, "
-    "inferred: r.inferred, via: r.via}"
+    "inferred: r.inferred, via: r.via, confidence: r.confidence}"
 )
 
 

@@ -167,6 +167,47 @@ class Resolver:
         symbol = self.symbols[(f.path, scope)]
         return Target(symbol.id, symbol.label)
 
+    # ----- what passes over the whole commit ask (``ingest.http_endpoints``) ------------
+
+    def _resolve_dotted(self, path: str, scope: int | None, raw: str) -> Any:
+        raise NotImplementedError
+
+    def origin(self, path: str, scope: int | None, raw: str, depth: int = 0) -> tuple[str, str] | None:
+        """Where the variable ``raw`` (a name, or ``module.name``) used in ``scope`` of
+        ``path`` is assigned: (path, name) in the module that assigns it, imports followed."""
+        raise NotImplementedError
+
+    def module_path(self, module: str) -> str | None:
+        """The file of an in-repo module named as the language names modules."""
+        return None
+
+    def callable_target(self, path: str, scope: int | None, raw: str) -> Target | None:
+        """The in-repo function, method or class ``raw`` names there, if any."""
+        value = self._resolve_dotted(path, scope, raw)
+        if isinstance(value, SymbolValue) and value.symbol.label in ("Function", "Method", "Class"):
+            return Target(value.symbol.id, value.symbol.label)
+        return None
+
+    def external_name(self, path: str, scope: int | None, raw: str) -> str | None:
+        """The library name ``raw`` stands for there (``django.urls.path``), if it leaves the
+        repository."""
+        value = self._resolve_dotted(path, scope, raw)
+        return value.name if isinstance(value, External) else None
+
+    def scope_target(self, path: str, scope: int | None) -> Target:
+        """The definition code in ``scope`` belongs to, or the file."""
+        if scope is None:
+            return Target(self.file_ids[path], "File")
+        symbol = self.symbols[(path, scope)]
+        return Target(symbol.id, symbol.label)
+
+    def is_test_scope(self, path: str, scope: int | None) -> bool:
+        return scope is not None and self.symbols[(path, scope)].is_test
+
+    def symbol_target(self, path: str, index: int) -> Target:
+        symbol = self.symbols[(path, index)]
+        return Target(symbol.id, symbol.label)
+
     def build(self) -> list[FileSubgraph]:
         """Nodes and owned edges for every file."""
         emitter = SubgraphEmitter(self.repo, self.branch, self.files)

@@ -35,7 +35,7 @@ from branchgraph.core.languages.ecmascript import module_name
 from branchgraph.core.model import Edge, FileSubgraph, node_id
 from branchgraph.ingest.ecmascript_modules import External as ExternalModule
 from branchgraph.ingest.ecmascript_modules import ModuleMap
-from branchgraph.ingest.resolution import Binding, Resolver
+from branchgraph.ingest.resolution import MAX_BASE_DEPTH, Binding, Resolver
 from branchgraph.ingest.resolution import External as _Ext
 from branchgraph.ingest.resolution import Instance as _Inst
 from branchgraph.ingest.resolution import Module as _Mod
@@ -384,6 +384,34 @@ class EcmaScriptResolver(Resolver):
                 return None
             value = self._member(value, attr)
         return value
+
+    def origin(self, path: str, scope: int | None, raw: str, depth: int = 0) -> tuple[str, str] | None:
+        if depth > MAX_BASE_DEPTH or not _DOTTED.match(raw):
+            return None
+        head, _, attr = raw.partition(".")
+        if attr:
+            module = self._resolve_dotted(path, scope, head)
+            return self._export_origin(module.name, attr, depth + 1) if isinstance(module, _Mod) else None
+        binding = self.bindings.get((path, scope), {}).get(raw) or self.bindings.get((path, None), {}).get(raw)
+        if binding is not None and binding[0] == "import":
+            module = self._module(path, binding[1])
+            if isinstance(module, _Mod):
+                return self._export_origin(module.name, binding[2] or "default", depth + 1)
+            return None
+        return (path, raw)
+
+    def _export_origin(self, path: str, name: str, depth: int) -> tuple[str, str] | None:
+        binding = self.exports.get(path, {}).get(name)
+        if binding is not None and binding[0] == "local":
+            return self.origin(path, binding[2], binding[1] or "", depth + 1)
+        if binding is not None and binding[0] == "import":
+            module = self._module(path, binding[1])
+            return (
+                self._export_origin(module.name, binding[2] or "default", depth + 1)
+                if isinstance(module, _Mod)
+                else None
+            )
+        return (path, name)
 
     def _type_names(self, path: str, raw: str, scope: int | None) -> list[str]:
         """The type names an annotation uses, without keywords and type parameters."""

@@ -125,7 +125,7 @@ class SubgraphEmitter:
     def subgraphs(self) -> list[FileSubgraph]:
         """Every file's subgraph, duplicate edges and shared targets collapsed."""
         for g in self._graphs.values():
-            g.edges = _dedupe(g.edges)
+            g.edges = dedupe_edges(g.edges)
             g.unresolved = list({n.id: n for n in g.unresolved}.values())
         return list(self._graphs.values())
 
@@ -166,7 +166,7 @@ def _symbol_props(d: Definition, symbol: SymbolNode, has_conflict: bool) -> dict
     }
 
 
-def _dedupe(edges: list[Edge]) -> list[Edge]:
+def dedupe_edges(edges: list[Edge]) -> list[Edge]:
     """One edge per (src, type, dst, raw), with the first use-site line, every use-site line
     and the number of uses (impact analysis cites each call site)."""
     uses: dict[tuple[str, str, str, str], list[Edge]] = {}

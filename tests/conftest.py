@@ -134,6 +134,19 @@ def webshop_sources() -> dict[str, bytes]:
 
 
 @pytest.fixture
+def fullstack_sources() -> dict[str, bytes]:
+    """A Flask backend, a FastAPI service and a TypeScript frontend calling both over HTTP."""
+    return read_tree(FIXTURES / "fullstack")
+
+
+@pytest.fixture
+def fullstack_repo(repo_dir: Path, fullstack_sources) -> Path:
+    repo = init_repo(repo_dir)
+    commit_files(repo, fullstack_sources, message="fullstack")
+    return repo_dir
+
+
+@pytest.fixture
 def webshop_repo(repo_dir: Path, webshop_sources) -> Path:
     """The webshop fixture committed on branch main."""
     repo = init_repo(repo_dir)

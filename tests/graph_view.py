@@ -33,6 +33,17 @@ def _name(props: dict) -> str:
     return props.get("qualname") or props["raw"]
 
 
+def inferred_of_subgraphs(subgraphs: list[FileSubgraph]) -> set[tuple[str, str, str, bool, str | None, float | None]]:
+    """The inferred edges: (source, type, target, resolved, via, confidence)."""
+    names = {n.id: _name(n.props) for s in subgraphs for n in [*s.nodes, *s.unresolved]}
+    return {
+        (names[e.src], e.type, names[e.dst], e.resolved, e.via, e.confidence)
+        for s in subgraphs
+        for e in s.edges
+        if e.inferred
+    }
+
+
 def edges_of_subgraphs(subgraphs: list[FileSubgraph]) -> set[tuple[str, str, str, bool]]:
     names = {n.id: _name(n.props) for s in subgraphs for n in [*s.nodes, *s.unresolved]}
     return {(names[e.src], e.type, names[e.dst], e.resolved) for s in subgraphs for e in s.edges}
@@ -84,7 +95,8 @@ def snapshot(store, pg_store, repo: str, branch: str) -> dict:
     key = {r["id"]: (r["path"], r["label"], r["name"]) for r in nodes}
     edges = store.read_query(
         "MATCH (a {repo: $repo, branch: $branch})-[r]->(b) RETURN a.id AS a, type(r) AS t, b.id AS b, "
-        "r.resolved AS resolved, r.raw AS raw, r.branch AS edge_branch",
+        "r.resolved AS resolved, r.raw AS raw, r.branch AS edge_branch, r.inferred AS inferred, r.via AS via, "
+        "r.confidence AS confidence",
         {"repo": repo, "branch": branch},
         limit=1_000_000,
     )
@@ -96,7 +108,10 @@ def snapshot(store, pg_store, repo: str, branch: str) -> dict:
     )
     return {
         "nodes": Counter((r["path"], r["label"], r["name"], r["s"], r["e"], r["h"], r["reason"]) for r in nodes),
-        "edges": Counter((key[r["a"]], r["t"], key[r["b"]], r["resolved"], r["raw"]) for r in edges),
+        "edges": Counter(
+            (key[r["a"]], r["t"], key[r["b"]], r["resolved"], r["raw"], r["inferred"], r["via"], r["confidence"])
+            for r in edges
+        ),
         # The node rows' spans must follow the graph's through every update and branch clone.
         "vectors": Counter(
             (key.get(node_id), content, start, end, conflict) for node_id, content, start, end, conflict in vectors

@@ -1,0 +1,353 @@
+"""Web routes and HTTP client calls of a commit, read from the call sites each file records
+(``core.extract.CallSite``) with the help of its language's resolver (what a handler name
+is, which module a router variable comes from).
+
+Routes, with the prefixes they are mounted under:
+- Python: Flask (``@app.route``, ``@bp.get``, ``add_url_rule``; a blueprint's ``url_prefix``
+  and ``register_blueprint(bp, url_prefix=...)``, nested blueprints), FastAPI/Starlette
+  (``@router.get``, ``api_route``, ``add_api_route``, ``Route``; ``APIRouter(prefix=...)`` and
+  ``include_router(router, prefix=...)``), Django (``path``/``re_path``/``url`` in url tables,
+  ``include("app.urls")`` mounting another table under a prefix; class views' ``as_view()``).
+- TypeScript/JavaScript: Express (``app.get(path, ...handlers)``, ``router.post``,
+  ``app.all``; ``app.use("/api", router)``): a call is a route when its last argument is a
+  function (inline, or a name that resolves to one), else it is a client call.
+
+Client calls: ``requests``/``httpx``-style ``x.get(url)``, ``x.request(method, url)``,
+``Client(base_url=...)`` receivers; ``fetch(url, {method})``, axios-style ``x.post(url)`` and
+``axios.create({baseURL})`` instances — wherever the URL argument looks like a path or URL.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from branchgraph.core.extract import CallSite
+from branchgraph.ingest.http_paths import ClientPath, client_path, join, options_method, regex_route, route_path
+from branchgraph.ingest.http_paths import string_literal as literal
+from branchgraph.ingest.resolution import Resolver
+from branchgraph.ingest.subgraphs import ParsedSource, Target
+
+VERBS = frozenset({"get", "post", "put", "patch", "delete", "head", "options"})
+_ROUTE_DECORATORS = VERBS | {"route", "api_route"}
+_PYTHON_ROUTERS = {"Blueprint": "url_prefix", "APIRouter": "prefix"}
+_PYTHON_CLIENTS = ("Client", "AsyncClient", "Session")
+_DJANGO_TABLES = ("django.urls.path", "django.urls.re_path", "django.conf.urls.url")
+_METHOD_NAMES = re.compile(r"""["'](\w+)["']""")
+_AS_VIEW = re.compile(r"\.as_view\(.*\)$")
+_INCLUDE = re.compile(r"""^include\(\s*(.+?)\s*(?:,.*)?\)$""")
+_FUNCTION_LITERAL = re.compile(r"^(async\s+)?(function\b|\(|[A-Za-z_$][\w$]*\s*=>)")
+_BASE_URL = re.compile(r"""\bbaseURL\s*:\s*(["'`][^"'`]*["'`])""")
+
+Origin = tuple[str, str]  # (path, variable name) of a router, app or client object
+
+
+@dataclass(frozen=True, slots=True)
+class Route:
+    """A handler serving ``methods`` (None: any method) on ``path`` (normalized, prefixes
+    included)."""
+
+    methods: frozenset[str] | None
+    path: str
+    handler: Target
+    file: str
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
+class ClientCall:
+    """A request to ``url`` (method None: not known statically) made by ``caller``."""
+
+    method: str | None
+    url: ClientPath
+    raw: str
+    caller: Target
+    caller_is_test: bool
+    file: str
+    line: int
+
+
+@dataclass(slots=True)
+class Endpoints:
+    routes: list[Route]
+    clients: list[ClientCall]
+
+
+class _Mounts:
+    """Prefixes routers are mounted under: their own (``Blueprint(url_prefix=)``) and each
+    registration on a parent (``register_blueprint``, ``include_router``, ``app.use``,
+    Django ``include``), parents followed upward."""
+
+    def __init__(self) -> None:
+        self.own: dict[Origin, str] = {}
+        self.registrations: dict[Origin, list[tuple[Origin | None, str | None, bool]]] = {}
+
+    def register(self, child: Origin, parent: Origin | None, prefix: str | None, replaces_own: bool) -> None:
+        self.registrations.setdefault(child, []).append((parent, prefix, replaces_own))
+
+    def prefixes(self, router: Origin | None, seen: frozenset[Origin] = frozenset()) -> list[str]:
+        if router is None:
+            return [""]
+        own = self.own.get(router, "")
+        registered = self.registrations.get(router)
+        if not registered or router in seen:
+            return [own]
+        out: list[str] = []
+        for parent, prefix, replaces_own in registered:
+            # Flask: a url_prefix given at registration replaces the blueprint's own;
+            # FastAPI, Express and Django put it in front.
+            mounted = prefix if replaces_own and prefix is not None else join(prefix or "", own)
+            out.extend(join(above, mounted) for above in self.prefixes(parent, seen | {router}))
+        return sorted(set(out))
+
+
+def _keyword(args: list[str], name: str) -> str | None:
+    for arg in args:
+        key, sep, value = arg.partition("=")
+        if sep and key.strip() == name:
+            return value.strip()
+    return None
+
+
+def _positional(args: list[str]) -> list[str]:
+    return [a for a in args if not re.match(r"^\w+\s*=[^=]", a)]
+
+
+def _receiver(callee: str) -> str:
+    return callee.rsplit(".", 1)[0] if "." in callee else ""
+
+
+def _last(callee: str) -> str:
+    return callee.rsplit(".", 1)[-1]
+
+
+def _sites(resolver: Resolver) -> Iterable[tuple[ParsedSource, CallSite]]:
+    for f in resolver.files:
+        for site in f.parsed.calls:
+            yield f, site
+
+
+def python_endpoints(resolver: Resolver) -> Endpoints:
+    mounts = _Mounts()
+    client_bases: dict[Origin, ClientPath] = {}
+    for f, site in _sites(resolver):
+        name = _last(site.callee)
+        if site.assigned and name in _PYTHON_ROUTERS:
+            prefix = _keyword(site.args, _PYTHON_ROUTERS[name])
+            mounts.own[(f.path, site.assigned)] = literal(prefix) or "" if prefix else ""
+        elif site.assigned and name in _PYTHON_CLIENTS:
+            base = _keyword(site.args, "base_url")
+            found = client_path(base) if base else None
+            if found is not None:
+                client_bases[(f.path, site.assigned)] = found
+        elif name in ("register_blueprint", "include_router") and site.args:
+            child = resolver.origin(f.path, site.scope, site.args[0])
+            if child is not None:
+                prefix = _keyword(site.args, "url_prefix" if name == "register_blueprint" else "prefix")
+                parent = resolver.origin(f.path, site.scope, _receiver(site.callee))
+                mounts.register(child, parent, literal(prefix) if prefix else None, name == "register_blueprint")
+    routes: list[Route] = []
+    clients: list[ClientCall] = []
+    tables: list[tuple[ParsedSource, CallSite, str]] = []
+    for f, site in _sites(resolver):
+        name = _last(site.callee)
+        positional = _positional(site.args)
+        if site.decorates is not None and name in _ROUTE_DECORATORS:
+            template = literal(positional[0]) if positional else None
+            if template is None:
+                continue
+            methods = _decorator_methods(name, _keyword(site.args, "methods"))
+            router = resolver.origin(f.path, site.scope, _receiver(site.callee))
+            handler = resolver.symbol_target(f.path, site.decorates)
+            routes.extend(
+                Route(methods, join(prefix, route_path(template)), handler, f.path, site.line)
+                for prefix in mounts.prefixes(router)
+            )
+        elif name in ("add_url_rule", "add_api_route") and positional:
+            template = literal(positional[0])
+            view = _keyword(site.args, "view_func" if name == "add_url_rule" else "endpoint")
+            view = view or (positional[2] if name == "add_url_rule" and len(positional) > 2 else None)
+            view = view or (positional[1] if name == "add_api_route" and len(positional) > 1 else None)
+            view_target = resolver.callable_target(f.path, site.scope, view) if view else None
+            if template is None or view_target is None:
+                continue
+            methods = _decorator_methods("route", _keyword(site.args, "methods"))
+            router = resolver.origin(f.path, site.scope, _receiver(site.callee))
+            routes.extend(
+                Route(methods, join(prefix, route_path(template)), view_target, f.path, site.line)
+                for prefix in mounts.prefixes(router)
+            )
+        elif name in ("path", "re_path", "url", "Route") and len(positional) >= 2:
+            external = resolver.external_name(f.path, site.scope, site.callee) or ""
+            if external in _DJANGO_TABLES:
+                tables.append((f, site, external))
+            elif external.endswith("routing.Route"):  # Starlette
+                template = literal(positional[0])
+                endpoint = resolver.callable_target(f.path, site.scope, positional[1])
+                if template is not None and endpoint is not None:
+                    methods = _decorator_methods("route", _keyword(site.args, "methods"))
+                    routes.append(Route(methods, route_path(template), endpoint, f.path, site.line))
+        elif site.decorates is None and (name in VERBS or name == "request"):
+            call = _python_client(resolver, f, site, client_bases)
+            if call is not None:
+                clients.append(call)
+    routes.extend(_django_routes(resolver, tables))
+    return Endpoints(routes, clients)
+
+
+def _decorator_methods(name: str, methods: str | None) -> frozenset[str] | None:
+    if name in VERBS:
+        return frozenset({name.upper()})
+    if methods:
+        return frozenset(m.upper() for m in _METHOD_NAMES.findall(methods))
+    return frozenset({"GET"})  # Flask's and FastAPI's default
+
+
+def _python_client(
+    resolver: Resolver, f: ParsedSource, site: CallSite, bases: dict[Origin, ClientPath]
+) -> ClientCall | None:
+    positional = _positional(site.args)
+    method: str | None
+    if _last(site.callee) == "request":
+        given = literal(positional[0]) if positional else _keyword(site.args, "method")
+        method = given.upper() if given and given.isalpha() else None
+        url_arg = positional[1] if len(positional) > 1 else _keyword(site.args, "url")
+    else:
+        method = _last(site.callee).upper()
+        url_arg = positional[0] if positional else None
+    url = client_path(url_arg) if url_arg else None
+    if url is None or url_arg is None:
+        return None
+    receiver = _receiver(site.callee)
+    base = bases.get(resolver.origin(f.path, site.scope, receiver) or ("", "")) if receiver else None
+    url = _under_base(url, base)
+    return ClientCall(
+        method,
+        url,
+        url_arg,
+        resolver.scope_target(f.path, site.scope),
+        resolver.is_test_scope(f.path, site.scope),
+        f.path,
+        site.line,
+    )
+
+
+def _under_base(url: ClientPath, base: ClientPath | None) -> ClientPath:
+    """A client's relative URL under the base URL its client object was made with."""
+    if base is None or url.host is not None:
+        return url
+    return ClientPath(join(base.path, url.path), base.dynamic_base, base.host)
+
+
+def _django_routes(resolver: Resolver, tables: list[tuple[ParsedSource, CallSite, str]]) -> list[Route]:
+    """Django's url tables: each ``path``'s view, under the prefixes of every ``include``
+    that mounts its table (a table nobody includes is the root one)."""
+    mounts = _Mounts()
+    entries: list[tuple[str, str, CallSite, str]] = []  # (table path, route, site, view)
+    for f, site, external in tables:
+        positional = _positional(site.args)
+        template = literal(positional[0])
+        if template is None:
+            continue
+        route = route_path(template) if external.endswith(".path") else regex_route(template)
+        if route is None:
+            continue
+        included = _INCLUDE.match(positional[1])
+        if included:
+            target = _included_table(resolver, f, site, included.group(1))
+            if target is not None:
+                mounts.register((target, ""), (f.path, ""), route, False)
+            continue
+        entries.append((f.path, route, site, _AS_VIEW.sub("", positional[1])))
+    routes: list[Route] = []
+    for path, route, site, view in entries:
+        handler = resolver.callable_target(path, site.scope, view)
+        if handler is None:
+            continue
+        routes.extend(
+            Route(None, join(prefix, route), handler, path, site.line) for prefix in mounts.prefixes((path, ""))
+        )
+    return routes
+
+
+def _included_table(resolver: Resolver, f: ParsedSource, site: CallSite, argument: str) -> str | None:
+    """The file of the url table ``include(...)`` names: a dotted module string, or a module
+    (or its ``urlpatterns``) by name."""
+    module = literal(argument)
+    if module is not None:
+        return resolver.module_path(module)
+    origin = resolver.origin(f.path, site.scope, argument.removesuffix(".urlpatterns") + ".urlpatterns")
+    return origin[0] if origin is not None else None
+
+
+def ecmascript_endpoints(resolver: Resolver) -> Endpoints:
+    mounts = _Mounts()
+    bases: dict[Origin, ClientPath] = {}
+    for f, site in _sites(resolver):
+        name = _last(site.callee)
+        if site.assigned and name == "create" and site.args:
+            configured = _BASE_URL.search(site.args[0])
+            found = client_path(configured.group(1)) if configured else None
+            if found is not None:
+                bases[(f.path, site.assigned)] = found
+        elif name == "use" and len(site.args) >= 2 and not _is_handler(resolver, f, site, site.args[-1]):
+            child = resolver.origin(f.path, site.scope, site.args[-1])
+            prefix = literal(site.args[0])
+            if child is not None and prefix is not None:
+                mounts.register(child, resolver.origin(f.path, site.scope, _receiver(site.callee)), prefix, False)
+    routes: list[Route] = []
+    clients: list[ClientCall] = []
+    for f, site in _sites(resolver):
+        name = _last(site.callee)
+        if name in VERBS or name == "all":
+            if len(site.args) >= 2 and _is_handler(resolver, f, site, site.args[-1]):
+                template = literal(site.args[0])
+                if template is None:
+                    continue
+                handler = resolver.callable_target(f.path, site.scope, site.args[-1])
+                router = resolver.origin(f.path, site.scope, _receiver(site.callee))
+                methods = None if name == "all" else frozenset({name.upper()})
+                routes.extend(
+                    Route(
+                        methods,
+                        join(prefix, route_path(template)),
+                        handler or resolver.scope_target(f.path, site.scope),
+                        f.path,
+                        site.line,
+                    )
+                    for prefix in mounts.prefixes(router)
+                )
+                continue
+            if name == "all":
+                continue
+            method: str | None = name.upper()
+        elif name == "fetch":
+            method = options_method(site.args[1]) if len(site.args) > 1 else "GET"
+            method = method or ("GET" if len(site.args) == 1 or "method" not in site.args[1] else None)
+        else:
+            continue
+        url = client_path(site.args[0])
+        if url is None:
+            continue
+        receiver = _receiver(site.callee)
+        base = bases.get(resolver.origin(f.path, site.scope, receiver) or ("", "")) if receiver else None
+        clients.append(
+            ClientCall(
+                method,
+                _under_base(url, base),
+                site.args[0],
+                resolver.scope_target(f.path, site.scope),
+                resolver.is_test_scope(f.path, site.scope),
+                f.path,
+                site.line,
+            )
+        )
+    return Endpoints(routes, clients)
+
+
+def _is_handler(resolver: Resolver, f: ParsedSource, site: CallSite, argument: str) -> bool:
+    """An Express handler: an inline function, or a name that is an in-repo function."""
+    if _FUNCTION_LITERAL.match(argument):
+        return True
+    return resolver.callable_target(f.path, site.scope, argument) is not None

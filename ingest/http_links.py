@@ -1,0 +1,145 @@
+"""Inferred ``CALLS`` edges across the HTTP boundary: every client call is matched against
+every route of the commit, whatever language either is written in, so ``callers``, ``impact``
+and ``context`` cross from a TypeScript ``fetch`` to the Python handler it reaches without
+special cases.
+
+A match needs a compatible method and a path that fits segment by segment (a route parameter
+takes any value; a value the client computes may stand for a route's literal segment, which
+scores lower). The best-fitting routes win; when several handlers fit equally, each gets an
+edge and the confidence is shared. The edge: ``(client)-[:CALLS {inferred: true, via: 'GET
+/api/orders/{param}', confidence, raw: <the URL as written>}]->(handler)``; a test making the
+call also gets a ``TESTED_BY`` edge from the handler, likewise inferred. A call that fits no
+route dangles with its URL as written: ``unresolved`` when the repository serves routes (the
+call names one that does not exist), ``external`` when it serves none or the URL names another
+host (the API lives elsewhere).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+
+from branchgraph.core.model import Edge, FileSubgraph, Node, node_id
+from branchgraph.ingest.http_endpoints import ClientCall, Route
+from branchgraph.ingest.http_paths import fit
+from branchgraph.ingest.subgraphs import REASON_EXTERNAL, REASON_UNRESOLVED, dedupe_edges
+
+_LOCAL_HOSTS = ("localhost", "127.0.0.1", "0.0.0.0", "[::1]")
+
+# How much each kind of uncertainty costs a match's confidence.
+_PARAMETER_BOUND = 0.9  # a route parameter (or a computed value) stood for a segment
+_BASE_SKIPPED = 0.8  # the client's URL starts with a base not known statically
+_ANY_METHOD = 0.9  # the route serves every method (Django views, Express all)
+_UNKNOWN_METHOD = 0.8  # the client's method is not known statically
+_OTHER_HOST = 0.8  # an absolute URL names a host: it may be this service, or not
+
+
+def link_http(
+    repo: str, branch: str, routes: Sequence[Route], clients: Sequence[ClientCall], subgraphs: list[FileSubgraph]
+) -> None:
+    """Add the inferred edges of every client call to the subgraph of the file making it
+    (and of the test's file, for ``TESTED_BY``)."""
+    if not clients:
+        return
+    by_path = {s.path: s for s in subgraphs}
+    added: dict[str, list[Edge]] = defaultdict(list)
+    for call in clients:
+        matches = _best_routes(call, routes)
+        if not matches:
+            _dangle(repo, branch, call, bool(routes), by_path[call.file], added[call.file])
+            continue
+        for route, confidence in matches:
+            method = call.method or (next(iter(route.methods)) if route.methods and len(route.methods) == 1 else "ANY")
+            via = f"{method} {route.path}"
+            added[call.file].append(
+                Edge(
+                    call.caller.id,
+                    call.caller.label,
+                    "CALLS",
+                    route.handler.id,
+                    route.handler.label,
+                    raw=call.raw,
+                    line=call.line,
+                    inferred=True,
+                    via=via,
+                    confidence=confidence,
+                )
+            )
+            if call.caller_is_test and route.handler.label != "File":
+                added[call.file].append(
+                    Edge(
+                        route.handler.id,
+                        route.handler.label,
+                        "TESTED_BY",
+                        call.caller.id,
+                        call.caller.label,
+                        raw=call.raw,
+                        line=call.line,
+                        inferred=True,
+                        via=via,
+                        confidence=confidence,
+                    )
+                )
+    for path, edges in added.items():
+        graph = by_path[path]
+        graph.edges.extend(dedupe_edges(edges))
+
+
+def _best_routes(call: ClientCall, routes: Sequence[Route]) -> list[tuple[Route, float]]:
+    """The routes that fit ``call`` best, each with its confidence."""
+    scored = []
+    for route in routes:
+        if call.method is not None and route.methods is not None and call.method not in route.methods:
+            continue
+        found = fit(call.url, route.path)
+        if found is not None:
+            scored.append((found, route))
+    if not scored:
+        return []
+    best = max(f.score for f, _ in scored)
+    winners: dict[str, tuple[Route, float]] = {}
+    for found, route in scored:
+        if found.score != best or route.handler.id in winners:
+            continue
+        confidence = 1.0
+        confidence *= _PARAMETER_BOUND if found.bound_parameter else 1.0
+        confidence *= _BASE_SKIPPED if found.base_skipped or call.url.dynamic_base else 1.0
+        confidence *= _ANY_METHOD if route.methods is None else 1.0
+        confidence *= _UNKNOWN_METHOD if call.method is None else 1.0
+        confidence *= _OTHER_HOST if call.url.host and not _is_local(call.url.host) else 1.0
+        winners[route.handler.id] = (route, confidence)
+    share = len(winners)
+    return [(route, round(confidence / share, 3)) for route, confidence in winners.values()]
+
+
+def _dangle(
+    repo: str, branch: str, call: ClientCall, serves_routes: bool, graph: FileSubgraph, out: list[Edge]
+) -> None:
+    elsewhere = not serves_routes or (call.url.host is not None and not _is_local(call.url.host))
+    reason = REASON_EXTERNAL if elsewhere else REASON_UNRESOLVED
+    target = Node(
+        node_id(repo, branch, "", "Unresolved", f"{reason}:{call.raw}"),
+        "Unresolved",
+        "",
+        {"raw": call.raw, "reason": reason, "name": call.url.path.rsplit("/", 1)[-1] or "/"},
+    )
+    if all(n.id != target.id for n in graph.unresolved):
+        graph.unresolved.append(target)
+    out.append(
+        Edge(
+            call.caller.id,
+            call.caller.label,
+            "CALLS",
+            target.id,
+            "Unresolved",
+            raw=call.raw,
+            line=call.line,
+            resolved=False,
+            inferred=True,
+            via=f"{call.method or 'ANY'} {call.url.path}",
+        )
+    )
+
+
+def _is_local(host: str) -> bool:
+    return host.split(":", 1)[0] in _LOCAL_HOSTS or host.startswith("[::1]")

@@ -1,0 +1,299 @@
+"""Inferred HTTP edges across languages: routes (Flask, FastAPI, Starlette, Django, Express)
+and client calls (fetch, axios, requests, httpx, test clients) matched by method and path."""
+
+from __future__ import annotations
+
+import pytest
+from expected_fullstack import DANGLING, INFERRED, MUST_NOT
+from gitrepo import commit_files, init_repo
+from graph_view import inferred_of_subgraphs, resolve_sources, unresolved_of_subgraphs
+from test_incremental import assert_equals_fresh_ingest
+
+from branchgraph import api
+from branchgraph.ingest.http_paths import PARAM, ClientPath, client_path, fit, regex_route, route_path
+
+
+def _inferred(sources: dict[str, bytes]) -> set[tuple]:
+    return inferred_of_subgraphs(resolve_sources(sources, "web"))
+
+
+def _calls(sources: dict[str, bytes]) -> dict[tuple[str, str], tuple[str | None, float | None]]:
+    """(caller, handler or raw URL) -> (via, confidence) of the inferred CALLS edges."""
+    return {(a, b): (via, conf) for a, t, b, _ok, via, conf in _inferred(sources) if t == "CALLS"}
+
+
+def _text(files: dict[str, str]) -> dict[str, bytes]:
+    return {path: text.encode() for path, text in files.items()}
+
+
+# ----- the fullstack fixture ---------------------------------------------------------------
+
+
+def test_fullstack_inferred_edges_are_exactly_the_expected_ones(fullstack_sources):
+    found = _inferred(fullstack_sources)
+    resolved = {(a, t, b, via, conf) for a, t, b, ok, via, conf in found if ok}
+    assert resolved == INFERRED
+    dangling = {(a, t, b, via) for a, t, b, ok, via, _conf in found if not ok}
+    assert dangling == {(a, t, b, via) for a, t, b, via, _reason in DANGLING}
+    reasons = unresolved_of_subgraphs(resolve_sources(fullstack_sources, "web"))
+    assert all(reasons[raw] == reason for _a, _t, raw, _via, reason in DANGLING)
+
+
+def test_fullstack_must_not_edges_are_absent(fullstack_sources):
+    pairs = {(a, b) for a, _t, b, _ok, _via, _conf in _inferred(fullstack_sources)}
+    assert not pairs & MUST_NOT
+
+
+# ----- paths -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("declared", "normalized"),
+    [
+        ("/orders/<int:order_id>", "/orders/{param}"),  # Flask, Django path()
+        ("/orders/<order_id>/", "/orders/{param}"),
+        ("/orders/{order_id}", "/orders/{param}"),  # FastAPI, Spring, Go 1.22
+        ("/orders/{id:[0-9]+}", "/orders/{param}"),
+        ("/orders/:id", "/orders/{param}"),  # Express, gin
+        ("/files/*path", "/files/{*}"),
+        ("/files/{*path}", "/files/{*}"),
+        ("", "/"),
+        ("orders//v<int:n>.json", "/orders/{param}"),
+    ],
+)
+def test_route_templates_normalize(declared, normalized):
+    assert route_path(declared) == normalized
+
+
+@pytest.mark.parametrize(
+    ("pattern", "normalized"),
+    [
+        (r"^orders/(?P<pk>\d+)/$", "/orders/{param}"),
+        (r"^orders/(\d+)/items/$", "/orders/{param}/items"),
+        (r"^about/?$", "/about"),
+        (r"^(?:a|b)/(\w+)$", "/{param}/{param}"),  # a group stands for one value
+        (r"^a/|^b/$", None),  # more than a path: no route
+    ],
+)
+def test_django_regex_routes(pattern, normalized):
+    assert regex_route(pattern) == normalized
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ('"/api/orders"', ClientPath("/api/orders")),
+        ("f\"/api/orders/{order['id']}?full=1\"", ClientPath("/api/orders/{param}")),
+        ("`/api/orders/${id}/lines`", ClientPath("/api/orders/{param}/lines")),
+        ('"/api/orders/" + str(order_id)', ClientPath("/api/orders/{param}")),
+        ("BASE_URL + '/api/orders'", ClientPath("/api/orders", dynamic_base=True)),
+        ("`${API}/api/orders`", ClientPath("/api/orders", dynamic_base=True)),
+        ('"http://localhost:5000/api/orders"', ClientPath("/api/orders", host="localhost:5000")),
+        ('"https://api.github.com/repos"', ClientPath("/repos", host="api.github.com")),
+        ('"orders"', None),  # a relative name, no URL
+        ("url", None),  # a variable alone
+    ],
+)
+def test_client_urls_normalize(raw, expected):
+    assert client_path(raw) == expected
+
+
+def test_literal_segments_fit_better_than_parameters():
+    search = fit(ClientPath("/products/search"), "/products/search")
+    by_sku = fit(ClientPath("/products/search"), f"/products/{PARAM}")
+    assert search is not None and by_sku is not None and search.score > by_sku.score
+    computed = fit(ClientPath(f"/products/{PARAM}"), "/products/search")
+    assert computed is not None and computed.score < fit(ClientPath(f"/products/{PARAM}"), f"/products/{PARAM}").score
+    assert fit(ClientPath("/products"), "/products/search") is None
+    assert fit(ClientPath("/api/v2/products", dynamic_base=False), "/v2/products") is None
+    assert fit(ClientPath("/v2/products", dynamic_base=True), "/api/v2/products") is not None
+    assert fit(ClientPath("/files/a/b.txt"), "/files/{*}") is not None
+
+
+# ----- frameworks ----------------------------------------------------------------------------
+
+
+def test_django_url_tables_with_include_and_class_views():
+    calls = _calls(
+        _text(
+            {
+                "site/urls.py": 'from django.urls import include, path\n\nurlpatterns = [path("shop/", include("shop.urls"))]\n',
+                "shop/urls.py": (
+                    "from django.urls import path, re_path\n\nfrom shop import views\n\n"
+                    "urlpatterns = [\n"
+                    '    path("orders/<int:pk>/", views.order_detail, name="order"),\n'
+                    '    re_path(r"^orders/(?P<pk>\\d+)/invoice/$", views.InvoiceView.as_view()),\n'
+                    "]\n"
+                ),
+                "shop/views.py": (
+                    "def order_detail(request, pk):\n    return pk\n\n\n"
+                    "class InvoiceView:\n    def get(self, request, pk):\n        return pk\n"
+                ),
+                "shop/client.py": (
+                    "import requests\n\n\ndef order(pk):\n"
+                    '    requests.post(f"/shop/orders/{pk}/")\n'
+                    '    return requests.get(f"/shop/orders/{pk}/invoice/")\n'
+                ),
+            }
+        )
+    )
+    # Django's view decides the method: any method matches, at a lower confidence.
+    assert calls[("shop.client.order", "shop.views.order_detail")] == ("POST /shop/orders/{param}", 0.9)
+    assert calls[("shop.client.order", "shop.views.InvoiceView")] == ("GET /shop/orders/{param}/invoice", 0.9)
+
+
+def test_express_routes_mounted_on_an_app_and_an_axios_call_that_is_no_route():
+    calls = _calls(
+        _text(
+            {
+                "server/routes/orders.ts": (
+                    'import { Router } from "express";\n\n'
+                    "const router = Router();\n\n"
+                    "export function showOrder(req: any, res: any) {\n  res.json({});\n}\n\n"
+                    'router.get("/:id", showOrder);\n'
+                    'router.post("/", (req: any, res: any) => res.json({}));\n\n'
+                    "export default router;\n"
+                ),
+                "server/app.ts": (
+                    'import express from "express";\nimport orders from "./routes/orders";\n\n'
+                    'const app = express();\napp.use("/api/orders", orders);\n'
+                ),
+                "web/load.ts": (
+                    'import axios from "axios";\n\n'
+                    "export async function load(id: string) {\n"
+                    "  const config = { timeout: 5 };\n"
+                    "  await axios.post(`/api/orders`, config);\n"
+                    "  return axios.get(`/api/orders/${id}`, config);\n"
+                    "}\n"
+                ),
+            }
+        )
+    )
+    assert calls[("web/load.load", "server/routes/orders.showOrder")] == ("GET /api/orders/{param}", 1.0)
+    # An inline handler is no definition: the edge reaches the file that registers it.
+    assert calls[("web/load.load", "server/routes/orders")] == ("POST /api/orders", 1.0)
+    # axios.post(url, config) with a non-function last argument is a client call, not a route.
+    assert not any(target == "web/load" for _caller, target in calls)
+
+
+def test_python_clients_with_base_urls_and_explicit_methods():
+    calls = _calls(
+        _text(
+            {
+                "api/app.py": (
+                    "from fastapi import FastAPI\n\napp = FastAPI()\n\n\n"
+                    '@app.api_route("/v1/items/{item_id}", methods=["PUT", "PATCH"])\n'
+                    "def update_item(item_id: int):\n    return item_id\n\n\n"
+                    '@app.get("/v1/items/{item_id}")\ndef read_item(item_id: int):\n    return item_id\n'
+                ),
+                "cli/sync.py": (
+                    "import httpx\n\n"
+                    'client = httpx.Client(base_url="http://localhost:8000/v1")\n\n\n'
+                    "def sync(item_id, method):\n"
+                    '    client.get(f"/items/{item_id}")\n'
+                    '    httpx.request("PATCH", f"http://localhost:8000/v1/items/{item_id}")\n'
+                ),
+            }
+        )
+    )
+    assert calls[("cli.sync.sync", "api.app.read_item")] == ("GET /v1/items/{param}", 1.0)
+    assert calls[("cli.sync.sync", "api.app.update_item")][0] == "PATCH /v1/items/{param}"
+    # A method only known at run time fits both handlers: each edge gets half the confidence.
+    found = _inferred(
+        _text(
+            {
+                "api/app.py": (
+                    "from fastapi import FastAPI\n\napp = FastAPI()\n\n\n"
+                    '@app.put("/items/{item_id}")\ndef update_item(item_id: int):\n    return item_id\n\n\n'
+                    '@app.get("/items/{item_id}")\ndef read_item(item_id: int):\n    return item_id\n'
+                ),
+                "cli/sync.py": "import httpx\n\n\ndef sync(item_id, m):\n    httpx.request(m, f'/items/{item_id}')\n",
+            }
+        )
+    )
+    assert {(b, via, conf) for _a, _t, b, _ok, via, conf in found} == {
+        ("api.app.update_item", "PUT /items/{param}", 0.4),
+        ("api.app.read_item", "GET /items/{param}", 0.4),
+    }
+
+
+def test_calls_to_other_hosts_or_from_a_repository_serving_nothing_are_external():
+    only_client = _text({"web/api.ts": 'export function load() {\n  return fetch("/api/orders");\n}\n'})
+    reasons = unresolved_of_subgraphs(resolve_sources(only_client, "web"))
+    assert reasons['"/api/orders"'] == "external"
+    with_server = only_client | _text(
+        {
+            "web/other.ts": 'export function gh() {\n  return fetch("https://api.github.com/orders");\n}\n',
+            "srv/app.py": 'from flask import Flask\n\napp = Flask(__name__)\n\n\n@app.get("/api/users")\ndef users():\n    return []\n',
+        }
+    )
+    reasons = unresolved_of_subgraphs(resolve_sources(with_server, "web"))
+    assert reasons['"/api/orders"'] == "unresolved"  # this repository serves HTTP, not this route
+    assert reasons['"https://api.github.com/orders"'] == "external"
+
+
+def test_a_dictionary_lookup_is_no_client_call():
+    assert not _inferred(_text({"a.py": 'def f(d):\n    return d.get("orders"), d.get("key", "/default")\n'}))
+
+
+# ----- through the stores ------------------------------------------------------------------------
+
+FLASK_APP = (
+    "from flask import Flask\n\napp = Flask(__name__)\n\n\n"
+    '@app.get("/api/orders/<int:order_id>")\ndef get_order(order_id):\n    return {"id": order_id}\n'
+)
+FRONTEND = "export async function show(id: number) {\n  return fetch(`/api/orders/${id}`);\n}\n"
+
+
+@pytest.mark.neo4j
+@pytest.mark.postgres
+def test_callers_and_impact_cross_the_language_boundary(fullstack_repo, config, graph_store):
+    api.ingest(fullstack_repo, config=config)
+    rows = graph_store.read_query(
+        "MATCH (c)-[r:CALLS {inferred: true}]->(h:Function {repo: $repo, branch: 'main', qualname: $q}) "
+        "RETURN c.qualname AS caller, r.via AS via, r.confidence AS confidence, r.resolved AS resolved",
+        {"repo": fullstack_repo.name, "q": "shop.orders.get_order"},
+    )
+    assert {(r["caller"], r["via"], r["confidence"], r["resolved"]) for r in rows} == {
+        ("frontend/src/api/orders.fetchOrder", "GET /api/orders/{param}", 1.0, True),
+        ("backend.tests.test_orders.test_place_and_read_order", "GET /api/orders/{param}", 1.0, True),
+        ("backend.tests.test_orders.test_unknown_order_is_404", "GET /api/orders/{param}", 0.9, True),
+    }
+    report = api.impact(fullstack_repo, symbols=["shop.orders.get_order"], config=config)
+    assert "frontend/src/api/orders.fetchOrder" in {i.qualname for i in report.impacted}
+    assert {t.qualname for t in report.tests} >= {
+        "backend.tests.test_orders.test_place_and_read_order",
+        "backend.tests.test_orders.test_unknown_order_is_404",
+    }
+
+
+@pytest.mark.neo4j
+@pytest.mark.postgres
+def test_a_route_change_rebinds_clients_in_unchanged_files(repo_dir, config, graph_store, pg_store):
+    repo = init_repo(repo_dir)
+    files = {"srv/app.py": FLASK_APP, "web/show.ts": FRONTEND}
+    commit_files(repo, files)
+    api.ingest(repo_dir, config=config)
+    # The route moves: the unchanged frontend file's call now dangles ...
+    commit_files(repo, {**files, "srv/app.py": FLASK_APP.replace("/api/orders/", "/api/v2/orders/")})
+    summary = api.ingest(repo_dir, config=config)
+    assert summary.work["files_re_resolved"] == 1
+    assert_equals_fresh_ingest(repo_dir, "main", config, graph_store, pg_store)
+    # ... and binds again when the client follows, on a branch cloned from main.
+    commit_files(
+        repo,
+        {
+            **files,
+            "srv/app.py": FLASK_APP.replace("/api/orders/", "/api/v2/orders/"),
+            "web/show.ts": FRONTEND.replace("/api/", "/api/v2/"),
+        },
+        branch="feature",
+    )
+    assert api.ingest(repo_dir, branch="feature", base="main", config=config).strategy == "branch-off"
+    rows = graph_store.read_query(
+        "MATCH (:Function {repo: $repo, branch: 'feature', qualname: 'web/show.show'})-[r:CALLS {inferred: true}]->(h) "
+        "RETURN h.qualname AS handler, r.via AS via",
+        {"repo": repo_dir.name},
+    )
+    assert rows == [{"handler": "srv.app.get_order", "via": "GET /api/v2/orders/{param}"}]
+    assert_equals_fresh_ingest(repo_dir, "feature", config, graph_store, pg_store)
