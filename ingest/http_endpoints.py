@@ -155,8 +155,8 @@ def python_endpoints(resolver: Resolver) -> Endpoints:
         positional = _positional(site.args)
         if site.decorates is not None and name in _ROUTE_DECORATORS:
             template = literal(positional[0]) if positional else None
-            if template is None:
-                continue
+            if template is None or not _is_route_template(template):
+                continue  # `@mock.patch("pkg.name")` is no route
             methods = _decorator_methods(name, _keyword(site.args, "methods"))
             router = resolver.origin(f.path, site.scope, _receiver(site.callee))
             handler = resolver.symbol_target(f.path, site.decorates)
@@ -179,7 +179,7 @@ def python_endpoints(resolver: Resolver) -> Endpoints:
                 for prefix in mounts.prefixes(router)
             )
         elif name in ("path", "re_path", "url", "Route") and len(positional) >= 2:
-            external = resolver.external_name(f.path, site.scope, site.callee) or ""
+            external = resolver.external_name(f.path, site.scope, site.callee) or _imported_name(f, site.callee)
             if external in _DJANGO_TABLES:
                 tables.append((f, site, external))
             elif external.endswith("routing.Route"):  # Starlette
@@ -194,6 +194,19 @@ def python_endpoints(resolver: Resolver) -> Endpoints:
                 clients.append(call)
     routes.extend(_django_routes(resolver, tables))
     return Endpoints(routes, clients)
+
+
+def _is_route_template(template: str) -> bool:
+    return template.startswith("/") or template == ""
+
+
+def _imported_name(f: ParsedSource, name: str) -> str:
+    """The dotted name a ``from module import name`` in the file gives ``name`` (the library's
+    own modules are in the repository when the library itself is indexed)."""
+    for imp in f.parsed.imports:
+        if imp.name is not None and (imp.alias or imp.name) == name:
+            return f"{imp.module}.{imp.name}"
+    return ""
 
 
 def _decorator_methods(name: str, methods: str | None) -> frozenset[str] | None:

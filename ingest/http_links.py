@@ -21,8 +21,8 @@ from collections.abc import Sequence
 
 from branchgraph.core.model import Edge, FileSubgraph, Node, node_id
 from branchgraph.ingest.http_endpoints import ClientCall, Route
-from branchgraph.ingest.http_paths import fit
-from branchgraph.ingest.subgraphs import REASON_EXTERNAL, REASON_UNRESOLVED, dedupe_edges
+from branchgraph.ingest.http_paths import REST, ClientPath, fit
+from branchgraph.ingest.subgraphs import REASON_DYNAMIC, REASON_EXTERNAL, REASON_UNRESOLVED, dedupe_edges
 
 _LOCAL_HOSTS = ("localhost", "127.0.0.1", "0.0.0.0", "[::1]")
 
@@ -32,6 +32,9 @@ _BASE_SKIPPED = 0.8  # the client's URL starts with a base not known statically
 _ANY_METHOD = 0.9  # the route serves every method (Django views, Express all)
 _UNKNOWN_METHOD = 0.8  # the client's method is not known statically
 _OTHER_HOST = 0.8  # an absolute URL names a host: it may be this service, or not
+# More handlers than this fitting a call equally well: which one serves it is decided at run
+# time (which url table or app is mounted), so the call dangles as ``dynamic``, never a guess.
+_MAX_TIED = 3
 
 
 def link_http(
@@ -42,11 +45,13 @@ def link_http(
     if not clients:
         return
     by_path = {s.path: s for s in subgraphs}
+    index = _RouteIndex(routes)
     added: dict[str, list[Edge]] = defaultdict(list)
     for call in clients:
-        matches = _best_routes(call, routes)
-        if not matches:
-            _dangle(repo, branch, call, bool(routes), by_path[call.file], added[call.file])
+        matches = _best_routes(call, index.candidates(call.url))
+        if not matches or len(matches) > _MAX_TIED:
+            reason = REASON_DYNAMIC if matches else _missing_reason(call, bool(routes))
+            _dangle(repo, branch, call, reason, by_path[call.file], added[call.file])
             continue
         for route, confidence in matches:
             method = call.method or (next(iter(route.methods)) if route.methods and len(route.methods) == 1 else "ANY")
@@ -85,6 +90,30 @@ def link_http(
         graph.edges.extend(dedupe_edges(edges))
 
 
+class _RouteIndex:
+    """Routes by their number of segments: a client path fits only routes as long as it (or
+    longer, after an unknown base), or those ending in a rest segment."""
+
+    def __init__(self, routes: Sequence[Route]):
+        self.by_length: dict[int, list[Route]] = defaultdict(list)
+        self.open_ended: list[Route] = []
+        for route in routes:
+            if route.path.endswith(REST):
+                self.open_ended.append(route)
+            else:
+                self.by_length[_length(route.path)].append(route)
+        self.longest = max(self.by_length, default=0)
+
+    def candidates(self, url: ClientPath) -> list[Route]:
+        length = _length(url.path)
+        lengths = range(length, self.longest + 1) if url.dynamic_base else (length,)
+        return [r for n in lengths for r in self.by_length.get(n, ())] + self.open_ended
+
+
+def _length(path: str) -> int:
+    return path.count("/") if path != "/" else 0
+
+
 def _best_routes(call: ClientCall, routes: Sequence[Route]) -> list[tuple[Route, float]]:
     """The routes that fit ``call`` best, each with its confidence."""
     scored = []
@@ -112,11 +141,12 @@ def _best_routes(call: ClientCall, routes: Sequence[Route]) -> list[tuple[Route,
     return [(route, round(confidence / share, 3)) for route, confidence in winners.values()]
 
 
-def _dangle(
-    repo: str, branch: str, call: ClientCall, serves_routes: bool, graph: FileSubgraph, out: list[Edge]
-) -> None:
+def _missing_reason(call: ClientCall, serves_routes: bool) -> str:
     elsewhere = not serves_routes or (call.url.host is not None and not _is_local(call.url.host))
-    reason = REASON_EXTERNAL if elsewhere else REASON_UNRESOLVED
+    return REASON_EXTERNAL if elsewhere else REASON_UNRESOLVED
+
+
+def _dangle(repo: str, branch: str, call: ClientCall, reason: str, graph: FileSubgraph, out: list[Edge]) -> None:
     target = Node(
         node_id(repo, branch, "", "Unresolved", f"{reason}:{call.raw}"),
         "Unresolved",

@@ -19,6 +19,9 @@ _REGEX_GROUP = re.compile(r"\((?:\?P<\w+>)?[^()]*\)")
 _REGEX_NOISE = re.compile(r"\\(.)")
 _STRING_PREFIX = re.compile(r"^[rbfuRBFU]{0,2}")
 _ABSOLUTE = re.compile(r"^(?:https?:)?//([^/]*)(.*)$")
+_TEMPLATE_VALUE = re.compile(r"\$\{[^}]*\}")
+_BRACE_VALUE = re.compile(r"\{[^{}]*\}")
+_PERCENT_VALUE = re.compile(r"%(\([^)]*\))?[-#0 +]*\d*(\.\d+)?[sdifrx]")
 _OPTIONS_METHOD = re.compile(r"""\bmethod\s*[:=]\s*["'`](\w+)["'`]""")
 
 
@@ -105,8 +108,8 @@ def client_path(raw: str) -> ClientPath | None:
     while text.startswith(PARAM):
         dynamic_base = True
         text = text[len(PARAM) :]
-    if not text.startswith("/") and not (dynamic_base and not text):
-        return None
+    if not text.startswith("/") or (dynamic_base and text == "/"):
+        return None  # a relative name, or nothing known after an unknown base
     return ClientPath(normalize(text), dynamic_base=dynamic_base, host=host)
 
 
@@ -117,8 +120,10 @@ def options_method(raw: str) -> str | None:
 
 
 def _interpolated(raw: str) -> str | None:
-    """A URL expression with every interpolated or concatenated value as ``{param}``."""
+    """A URL expression with every interpolated or concatenated value as ``{param}``; None
+    when no literal piece gives it a path."""
     pieces: list[str] = []
+    literal_pieces = 0
     i, n = 0, len(raw)
     while i < n:
         ch = raw[i]
@@ -135,11 +140,19 @@ def _interpolated(raw: str) -> str | None:
             if end == -1:
                 return None
             body = raw[start + 1 : end]
+            rest = raw[end + 1 :].lstrip()
             if quote == "`":
-                body = re.sub(r"\$\{[^}]*\}", PARAM, body)
-            elif "f" in raw[i:start].lower():
-                body = re.sub(r"\{[^{}]*\}", PARAM, body.replace("{{", "").replace("}}", ""))
+                body = _TEMPLATE_VALUE.sub(PARAM, body)
+            elif "f" in raw[i:start].lower() or rest.startswith(".format("):
+                body = _BRACE_VALUE.sub(PARAM, body.replace("{{", "").replace("}}", ""))
+            if rest.startswith("%") or rest.startswith(".format("):
+                # `"/books/%s/" % pk`, `"/books/{}/".format(pk)`: the operands fill the
+                # placeholders; nothing after them belongs to the path.
+                pieces.append(_PERCENT_VALUE.sub(PARAM, body) if rest.startswith("%") else body)
+                literal_pieces += 1
+                break
             pieces.append(body)
+            literal_pieces += 1
             i = end + 1
             continue
         # An expression between the pieces: a value the path is built from.
@@ -150,7 +163,7 @@ def _interpolated(raw: str) -> str | None:
             j += 1
         pieces.append(PARAM)
         i = j
-    return "".join(pieces) if pieces and pieces != [PARAM] else None
+    return "".join(pieces) if literal_pieces else None
 
 
 @dataclass(frozen=True, slots=True)

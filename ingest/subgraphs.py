@@ -17,6 +17,7 @@ from branchgraph.core.model import Edge, FileSubgraph, Node, node_id
 
 REASON_EXTERNAL = "external"  # standard library, builtins, third-party packages
 REASON_UNRESOLVED = "unresolved"  # in-repo as far as anyone can tell, but not found
+REASON_DYNAMIC = "dynamic"  # decided at run time: several in-repo targets fit equally
 
 # Docstrings are stored up to this many characters (the embedded text truncates further).
 MAX_DOCSTRING = 2000

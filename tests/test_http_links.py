@@ -90,6 +90,9 @@ def test_django_regex_routes(pattern, normalized):
         ("`${API}/api/orders`", ClientPath("/api/orders", dynamic_base=True)),
         ('"http://localhost:5000/api/orders"', ClientPath("/api/orders", host="localhost:5000")),
         ('"https://api.github.com/repos"', ClientPath("/repos", host="api.github.com")),
+        ('"/books/%s/%d/" % (slug, pk)', ClientPath("/books/{param}/{param}")),
+        ('"/books/{}/edit/".format(pk)', ClientPath("/books/{param}/edit")),
+        ('self.live_server_url + reverse("admin:index")', None),  # no literal path at all
         ('"orders"', None),  # a relative name, no URL
         ("url", None),  # a variable alone
     ],

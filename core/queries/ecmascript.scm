@@ -111,11 +111,18 @@
   (#match? @_method "^(map|forEach|filter|find|findLast|some|every|flatMap|findIndex|findLastIndex)$"))
 ; Parenthesised parameters differ between the grammars: typescript.scm, javascript.scm.
 
+
 ; ----- call sites whose arguments matter (@site.*: see core/extract.CallSite): Express routes and
 ; their mounting, fetch/axios-style client calls with a URL-like first argument, axios instances
-; and Express routers by the name they are assigned to.
-((call_expression function: (_) @site.callee arguments: (arguments . (_) @_url) @site.args)
-  (#match? @site.callee "(^|[.])(get|post|put|patch|delete|head|options|all|use|fetch|request)$")
+; and Express routers by the name they are assigned to. The callee's last name is matched with
+; any-of (cheap) before any regex runs.
+((call_expression
+   function: [(identifier) @_verb (member_expression property: (property_identifier) @_verb)] @site.callee
+   arguments: (arguments . (_) @_url) @site.args)
+  (#any-of? @_verb "get" "post" "put" "patch" "delete" "head" "options" "all" "use" "fetch")
   (#match? @_url "^((\"|'|`)(/|https?:|[$][{]|\"|'|`)|[A-Za-z_$][A-Za-z0-9_$.]*[ ]*[+])"))
-(variable_declarator name: (identifier) @site.assigned value: (call_expression function: (_) @site.callee arguments: (arguments) @site.args)
-  (#match? @site.callee "(^|[.])(express|Router|create)$"))
+(variable_declarator name: (identifier) @site.assigned
+  value: (call_expression
+    function: [(identifier) @_name (member_expression property: (property_identifier) @_name)] @site.callee
+    arguments: (arguments) @site.args)
+  (#any-of? @_name "express" "Router" "create"))

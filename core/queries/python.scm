@@ -58,14 +58,16 @@
 ; Call sites whose arguments matter (@site.*: core/extract.CallSite), read by ingest/http_endpoints:
 ; route decorators and client calls with a URL-like first argument (a path, an absolute URL, an
 ; f-string or a concatenation that may start with a base URL), route tables and registrations.
-((call function: (_) @site.callee arguments: (argument_list . (_) @_url) @site.args)
-  (#match? @site.callee "(^|[.])(get|post|put|patch|delete|head|options|route|api_route|add_url_rule|add_api_route)$")
+; The callee's last name is matched with any-of (cheap) before any regex runs.
+((call function: (attribute attribute: (identifier) @_verb) @site.callee arguments: (argument_list . (_) @_url) @site.args)
+  (#any-of? @_verb "get" "post" "put" "patch" "delete" "head" "options" "route" "api_route" "add_url_rule" "add_api_route")
   (#match? @_url "^([rbfuRBFU]{0,2}(\"|')+(/|https?:|[{]|\"|')|[A-Za-z_][A-Za-z0-9_.]*[ ]*[+])"))
-((call function: (_) @site.callee arguments: (argument_list) @site.args)
-  (#match? @site.callee "(^|[.])(request|Blueprint|APIRouter|register_blueprint|include_router|path|re_path|url|Route)$"))
+((call function: [(identifier) @_name (attribute attribute: (identifier) @_name)] @site.callee arguments: (argument_list) @site.args)
+  (#any-of? @_name "request" "Blueprint" "APIRouter" "register_blueprint" "include_router" "path" "re_path" "url" "Route"))
 (decorated_definition
-  (decorator (call function: (_) @site.callee arguments: (argument_list) @site.args))
+  (decorator (call function: (attribute attribute: (identifier) @_verb) @site.callee arguments: (argument_list) @site.args))
   definition: (_) @site.decorated
-  (#match? @site.callee "(^|[.])(get|post|put|patch|delete|head|options|route|api_route)$"))
-(assignment left: (identifier) @site.assigned right: (call function: (_) @site.callee arguments: (argument_list) @site.args)
-  (#match? @site.callee "(^|[.])(Flask|Blueprint|FastAPI|APIRouter|Client|AsyncClient|Session)$"))
+  (#any-of? @_verb "get" "post" "put" "patch" "delete" "head" "options" "route" "api_route"))
+(assignment left: (identifier) @site.assigned
+  right: (call function: [(identifier) @_name (attribute attribute: (identifier) @_name)] @site.callee arguments: (argument_list) @site.args)
+  (#any-of? @_name "Flask" "Blueprint" "FastAPI" "APIRouter" "Client" "AsyncClient" "Session"))
