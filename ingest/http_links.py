@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from branchgraph.core.model import Edge, FileSubgraph, Node, node_id
 from branchgraph.ingest.http_endpoints import ClientCall, Route
 from branchgraph.ingest.http_paths import REST, ClientPath, fit
-from branchgraph.ingest.subgraphs import REASON_DYNAMIC, REASON_EXTERNAL, REASON_UNRESOLVED, dedupe_edges
+from branchgraph.ingest.subgraphs import REASON_DYNAMIC, REASON_EXTERNAL, REASON_UNRESOLVED, Target, dedupe_edges
 
 _LOCAL_HOSTS = ("localhost", "127.0.0.1", "0.0.0.0", "[::1]")
 
@@ -56,38 +56,27 @@ def link_http(
         for route, confidence in matches:
             method = call.method or (next(iter(route.methods)) if route.methods and len(route.methods) == 1 else "ANY")
             via = f"{method} {route.path}"
-            added[call.file].append(
-                Edge(
-                    call.caller.id,
-                    call.caller.label,
-                    "CALLS",
-                    route.handler.id,
-                    route.handler.label,
-                    raw=call.raw,
-                    line=call.line,
-                    inferred=True,
-                    via=via,
-                    confidence=confidence,
-                )
-            )
+            added[call.file].append(_inferred(call.caller, "CALLS", route.handler, call, via, confidence))
             if call.caller_is_test and route.handler.label != "File":
-                added[call.file].append(
-                    Edge(
-                        route.handler.id,
-                        route.handler.label,
-                        "TESTED_BY",
-                        call.caller.id,
-                        call.caller.label,
-                        raw=call.raw,
-                        line=call.line,
-                        inferred=True,
-                        via=via,
-                        confidence=confidence,
-                    )
-                )
+                added[call.file].append(_inferred(route.handler, "TESTED_BY", call.caller, call, via, confidence))
     for path, edges in added.items():
         graph = by_path[path]
         graph.edges.extend(dedupe_edges(edges))
+
+
+def _inferred(source: Target, edge_type: str, target: Target, call: ClientCall, via: str, confidence: float) -> Edge:
+    return Edge(
+        source.id,
+        source.label,
+        edge_type,
+        target.id,
+        target.label,
+        raw=call.raw,
+        line=call.line,
+        inferred=True,
+        via=via,
+        confidence=confidence,
+    )
 
 
 class _RouteIndex:

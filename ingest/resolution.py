@@ -7,6 +7,7 @@ A language's resolver subclasses ``Resolver`` and supplies how a binding resolve
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -172,9 +173,30 @@ class Resolver:
     def _resolve_dotted(self, path: str, scope: int | None, raw: str) -> Any:
         raise NotImplementedError
 
+    # A dotted name as the language writes it (``a.b.c``).
+    DOTTED: re.Pattern[str] = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
+
     def origin(self, path: str, scope: int | None, raw: str, depth: int = 0) -> tuple[str, str] | None:
         """Where the variable ``raw`` (a name, or ``module.name``) used in ``scope`` of
         ``path`` is assigned: (path, name) in the module that assigns it, imports followed."""
+        if depth > MAX_BASE_DEPTH or not self.DOTTED.match(raw):
+            return None
+        head, _, attr = raw.partition(".")
+        if attr:
+            return self._attribute_origin(path, scope, head, attr, depth + 1)
+        binding = self.bindings.get((path, scope), {}).get(raw) or self.bindings.get((path, None), {}).get(raw)
+        if binding is not None and binding[0] in ("from", "import"):
+            return self._imported_origin(path, binding, depth + 1)
+        return (path, raw)
+
+    def _attribute_origin(
+        self, path: str, scope: int | None, head: str, attr: str, depth: int
+    ) -> tuple[str, str] | None:
+        """The origin of ``head.attr`` where ``head`` names a module."""
+        raise NotImplementedError
+
+    def _imported_origin(self, path: str, binding: Binding, depth: int) -> tuple[str, str] | None:
+        """The origin of what an import binding binds."""
         raise NotImplementedError
 
     def module_path(self, module: str) -> str | None:

@@ -35,7 +35,7 @@ from branchgraph.core.languages.ecmascript import module_name
 from branchgraph.core.model import Edge, FileSubgraph, node_id
 from branchgraph.ingest.ecmascript_modules import External as ExternalModule
 from branchgraph.ingest.ecmascript_modules import ModuleMap
-from branchgraph.ingest.resolution import MAX_BASE_DEPTH, Binding, Resolver
+from branchgraph.ingest.resolution import Binding, Resolver
 from branchgraph.ingest.resolution import External as _Ext
 from branchgraph.ingest.resolution import Instance as _Inst
 from branchgraph.ingest.resolution import Module as _Mod
@@ -99,6 +99,7 @@ class EcmaScriptResolver(Resolver):
     """Resolves all TypeScript and JavaScript files of one commit of one branch."""
 
     TYPE_LABELS = ("Class", "Interface")
+    DOTTED = _DOTTED
 
     def __init__(self, repo: str, branch: str, files: list[ParsedSource], project_files: Mapping[str, bytes]):
         super().__init__(repo, branch, files)
@@ -385,20 +386,15 @@ class EcmaScriptResolver(Resolver):
             value = self._member(value, attr)
         return value
 
-    def origin(self, path: str, scope: int | None, raw: str, depth: int = 0) -> tuple[str, str] | None:
-        if depth > MAX_BASE_DEPTH or not _DOTTED.match(raw):
-            return None
-        head, _, attr = raw.partition(".")
-        if attr:
-            module = self._resolve_dotted(path, scope, head)
-            return self._export_origin(module.name, attr, depth + 1) if isinstance(module, _Mod) else None
-        binding = self.bindings.get((path, scope), {}).get(raw) or self.bindings.get((path, None), {}).get(raw)
-        if binding is not None and binding[0] == "import":
-            module = self._module(path, binding[1])
-            if isinstance(module, _Mod):
-                return self._export_origin(module.name, binding[2] or "default", depth + 1)
-            return None
-        return (path, raw)
+    def _attribute_origin(
+        self, path: str, scope: int | None, head: str, attr: str, depth: int
+    ) -> tuple[str, str] | None:
+        module = self._resolve_dotted(path, scope, head)
+        return self._export_origin(module.name, attr, depth) if isinstance(module, _Mod) else None
+
+    def _imported_origin(self, path: str, binding: _Binding, depth: int) -> tuple[str, str] | None:
+        module = self._module(path, binding[1])
+        return self._export_origin(module.name, binding[2] or "default", depth) if isinstance(module, _Mod) else None
 
     def _export_origin(self, path: str, name: str, depth: int) -> tuple[str, str] | None:
         binding = self.exports.get(path, {}).get(name)

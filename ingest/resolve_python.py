@@ -416,19 +416,18 @@ class PythonResolver(Resolver):
             first = first or value
         return first
 
-    def origin(self, path: str, scope: int | None, raw: str, depth: int = 0) -> tuple[str, str] | None:
-        if depth > MAX_BASE_DEPTH or not _DOTTED.match(raw):
+    def _attribute_origin(
+        self, path: str, scope: int | None, head: str, attr: str, depth: int
+    ) -> tuple[str, str] | None:
+        module = self._resolve_dotted(path, scope, head)
+        found = self.modules.get(module.name) if isinstance(module, _Mod) and "." not in attr else None
+        return self.origin(found.path, None, attr, depth) if found is not None else None
+
+    def _imported_origin(self, path: str, binding: _Binding, depth: int) -> tuple[str, str] | None:
+        if binding[0] != "from":
             return None
-        head, _, attr = raw.partition(".")
-        if attr:
-            module = self._resolve_dotted(path, scope, head)
-            found = self.modules.get(module.name) if isinstance(module, _Mod) and "." not in attr else None
-            return self.origin(found.path, None, attr, depth + 1) if found is not None else None
-        binding = self.bindings.get((path, scope), {}).get(raw) or self.bindings.get((path, None), {}).get(raw)
-        if binding is not None and binding[0] == "from":
-            found = self.modules.get(binding[1])
-            return self.origin(found.path, None, binding[2], depth + 1) if found is not None else None
-        return (path, raw)
+        found = self.modules.get(binding[1])
+        return self.origin(found.path, None, binding[2], depth) if found is not None else None
 
     def module_path(self, module: str) -> str | None:
         """The file of an in-repo module named by its dotted name."""
