@@ -38,6 +38,7 @@ _METHOD_NAMES = re.compile(r"""["'](\w+)["']""")
 _AS_VIEW = re.compile(r"\.as_view\(.*\)$")
 _INCLUDE = re.compile(r"""^include\(\s*(.+?)\s*(?:,.*)?\)$""")
 _FUNCTION_LITERAL = re.compile(r"^(async\s+)?(function\b|\(|[A-Za-z_$][\w$]*\s*=>)")
+_KEYWORD_ARGUMENT = re.compile(r"^\w+\s*=[^=]")
 _BASE_URL = re.compile(r"""\bbaseURL\s*:\s*(["'`][^"'`]*["'`])""")
 
 Origin = tuple[str, str]  # (path, variable name) of a router, app or client object
@@ -111,7 +112,7 @@ def _keyword(args: list[str], name: str) -> str | None:
 
 
 def _positional(args: list[str]) -> list[str]:
-    return [a for a in args if not re.match(r"^\w+\s*=[^=]", a)]
+    return [a for a in args if not _KEYWORD_ARGUMENT.match(a)]
 
 
 def _receiver(callee: str) -> str:
@@ -135,7 +136,7 @@ def python_endpoints(resolver: Resolver) -> Endpoints:
         name = _last(site.callee)
         if site.assigned and name in _PYTHON_ROUTERS:
             prefix = _keyword(site.args, _PYTHON_ROUTERS[name])
-            mounts.own[(f.path, site.assigned)] = literal(prefix) or "" if prefix else ""
+            mounts.own[(f.path, site.assigned)] = (literal(prefix) if prefix else None) or ""
         elif site.assigned and name in _PYTHON_CLIENTS:
             base = _keyword(site.args, "base_url")
             found = client_path(base) if base else None
@@ -160,10 +161,7 @@ def python_endpoints(resolver: Resolver) -> Endpoints:
             methods = _decorator_methods(name, _keyword(site.args, "methods"))
             router = resolver.origin(f.path, site.scope, _receiver(site.callee))
             handler = resolver.symbol_target(f.path, site.decorates)
-            routes.extend(
-                Route(methods, join(prefix, route_path(template)), handler, f.path, site.line)
-                for prefix in mounts.prefixes(router)
-            )
+            routes.extend(_mounted(methods, template, handler, f, site, mounts.prefixes(router)))
         elif name in ("add_url_rule", "add_api_route") and positional:
             template = literal(positional[0])
             view = _keyword(site.args, "view_func" if name == "add_url_rule" else "endpoint")
@@ -174,10 +172,7 @@ def python_endpoints(resolver: Resolver) -> Endpoints:
                 continue
             methods = _decorator_methods("route", _keyword(site.args, "methods"))
             router = resolver.origin(f.path, site.scope, _receiver(site.callee))
-            routes.extend(
-                Route(methods, join(prefix, route_path(template)), view_target, f.path, site.line)
-                for prefix in mounts.prefixes(router)
-            )
+            routes.extend(_mounted(methods, template, view_target, f, site, mounts.prefixes(router)))
         elif name in ("path", "re_path", "url", "Route") and len(positional) >= 2:
             external = resolver.external_name(f.path, site.scope, site.callee) or _imported_name(f, site.callee)
             if external in _DJANGO_TABLES:
@@ -232,25 +227,38 @@ def _python_client(
     url = client_path(url_arg) if url_arg else None
     if url is None or url_arg is None:
         return None
+    return _client_call(resolver, f, site, method, url, url_arg, bases)
+
+
+def _mounted(
+    methods: frozenset[str] | None,
+    template: str,
+    handler: Target,
+    f: ParsedSource,
+    site: CallSite,
+    prefixes: list[str],
+) -> list[Route]:
+    """One route per prefix its router is mounted under."""
+    return [Route(methods, join(prefix, route_path(template)), handler, f.path, site.line) for prefix in prefixes]
+
+
+def _client_call(
+    resolver: Resolver,
+    f: ParsedSource,
+    site: CallSite,
+    method: str | None,
+    url: ClientPath,
+    raw: str,
+    bases: dict[Origin, ClientPath],
+) -> ClientCall:
+    """A client call, its relative URL under the base its client object was made with
+    (``Client(base_url=...)``, ``axios.create({baseURL})``)."""
     receiver = _receiver(site.callee)
     base = bases.get(resolver.origin(f.path, site.scope, receiver) or ("", "")) if receiver else None
-    url = _under_base(url, base)
-    return ClientCall(
-        method,
-        url,
-        url_arg,
-        resolver.scope_target(f.path, site.scope),
-        resolver.is_test_scope(f.path, site.scope),
-        f.path,
-        site.line,
-    )
-
-
-def _under_base(url: ClientPath, base: ClientPath | None) -> ClientPath:
-    """A client's relative URL under the base URL its client object was made with."""
-    if base is None or url.host is not None:
-        return url
-    return ClientPath(join(base.path, url.path), base.dynamic_base, base.host)
+    if base is not None and url.host is None:
+        url = ClientPath(join(base.path, url.path), base.dynamic_base, base.host)
+    caller = resolver.scope_target(f.path, site.scope)
+    return ClientCall(method, url, raw, caller, resolver.is_test_scope(f.path, site.scope), f.path, site.line)
 
 
 def _django_routes(resolver: Resolver, tables: list[tuple[ParsedSource, CallSite, str]]) -> list[Route]:
@@ -321,16 +329,8 @@ def ecmascript_endpoints(resolver: Resolver) -> Endpoints:
                 handler = resolver.callable_target(f.path, site.scope, site.args[-1])
                 router = resolver.origin(f.path, site.scope, _receiver(site.callee))
                 methods = None if name == "all" else frozenset({name.upper()})
-                routes.extend(
-                    Route(
-                        methods,
-                        join(prefix, route_path(template)),
-                        handler or resolver.scope_target(f.path, site.scope),
-                        f.path,
-                        site.line,
-                    )
-                    for prefix in mounts.prefixes(router)
-                )
+                handler = handler or resolver.scope_target(f.path, site.scope)
+                routes.extend(_mounted(methods, template, handler, f, site, mounts.prefixes(router)))
                 continue
             if name == "all":
                 continue
@@ -341,21 +341,8 @@ def ecmascript_endpoints(resolver: Resolver) -> Endpoints:
         else:
             continue
         url = client_path(site.args[0])
-        if url is None:
-            continue
-        receiver = _receiver(site.callee)
-        base = bases.get(resolver.origin(f.path, site.scope, receiver) or ("", "")) if receiver else None
-        clients.append(
-            ClientCall(
-                method,
-                _under_base(url, base),
-                site.args[0],
-                resolver.scope_target(f.path, site.scope),
-                resolver.is_test_scope(f.path, site.scope),
-                f.path,
-                site.line,
-            )
-        )
+        if url is not None:
+            clients.append(_client_call(resolver, f, site, method, url, site.args[0], bases))
     return Endpoints(routes, clients)
 
 

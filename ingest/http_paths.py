@@ -184,9 +184,8 @@ def fit(client: ClientPath, route: str) -> Fit | None:
         fixed = declared[:-1]
         if len(wanted) < len(fixed):
             return None
-        wanted_fixed = wanted[-len(fixed) :] if client.dynamic_base and fixed else wanted[: len(fixed)]
-        if client.dynamic_base and not fixed:
-            wanted_fixed = []
+        # After an unknown base the client's path is the route's tail, else its head.
+        wanted_fixed = wanted[len(wanted) - len(fixed) :] if client.dynamic_base else wanted[: len(fixed)]
         result = _segments_fit(wanted_fixed, fixed)
         return Fit(result[0] + 0.5, True, client.dynamic_base) if result else None
     if client.dynamic_base:

@@ -161,15 +161,6 @@ class Resolver:
     def _file(self, path: str) -> ParsedSource:
         return self._files_by_path[path]
 
-    def _source(self, f: ParsedSource, scope: int | None, file_target: Target) -> Target:
-        """Who makes a reference written in ``scope``: that definition, or the file."""
-        if scope is None:
-            return file_target
-        symbol = self.symbols[(f.path, scope)]
-        return Target(symbol.id, symbol.label)
-
-    # ----- what passes over the whole commit ask (``ingest.http_endpoints``) ------------
-
     def _resolve_dotted(self, path: str, scope: int | None, raw: str) -> Any:
         raise NotImplementedError
 
@@ -218,10 +209,7 @@ class Resolver:
 
     def scope_target(self, path: str, scope: int | None) -> Target:
         """The definition code in ``scope`` belongs to, or the file."""
-        if scope is None:
-            return Target(self.file_ids[path], "File")
-        symbol = self.symbols[(path, scope)]
-        return Target(symbol.id, symbol.label)
+        return Target(self.file_ids[path], "File") if scope is None else self.symbol_target(path, scope)
 
     def is_test_scope(self, path: str, scope: int | None) -> bool:
         return scope is not None and self.symbols[(path, scope)].is_test

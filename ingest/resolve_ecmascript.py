@@ -465,7 +465,7 @@ class EcmaScriptResolver(Resolver):
             if imp.kind != "export":
                 self._emit_import(out, f, file_target, imp)
         for ref in f.parsed.references:
-            source = self._source(f, ref.scope, file_target)
+            source = self.scope_target(f.path, ref.scope)
             if ref.kind == "render" and ref.raw[:1].islower() and "." not in ref.raw:
                 # <div>, <button>: an element of the DOM (or the JSX host), not a component.
                 self._emit(out, f.path, source, "CALLS", ref.raw, ref.line, _Ext(f"<{ref.raw}>"))

@@ -452,7 +452,7 @@ class PythonResolver(Resolver):
             self._emit_import(out, f, file_target, imp)
 
         for ref in f.parsed.references:
-            source = self._source(f, ref.scope, file_target)
+            source = self.scope_target(f.path, ref.scope)
             if ref.kind == "call":
                 value = self._resolve_dotted(f.path, ref.scope, ref.raw)
                 edge = self._emit_reference(
