@@ -270,13 +270,15 @@ def extract(language: str, data: bytes) -> ParsedFile:
             continue
         if "doc" in caps:
             node = caps["doc"][0]
+            # Go documents a declaration with its run of line comments: one text.
+            doc_text = "\n".join(_text(n) for n in caps["doc"])
             documented = caps.get("documented")
             if documented is not None:
                 # A comment before its declaration (JSDoc): it documents the first definition
                 # the declaration holds.
                 owner = scopes.first_within(documented[0].start_byte, documented[0].end_byte)
                 if owner is not None:
-                    definitions[owner].docstring = conventions.clean_docstring(_text(node))
+                    definitions[owner].docstring = conventions.clean_docstring(doc_text)
                 continue
             owner = scopes.innermost(node.start_byte, node.end_byte)
             if owner is None:

@@ -103,6 +103,11 @@ class _Mounts:
         return sorted(set(out))
 
 
+def no_endpoints(resolver: Resolver) -> Endpoints:
+    """A language whose routes and clients are not read yet."""
+    return Endpoints([], [])
+
+
 def _keyword(args: list[str], name: str) -> str | None:
     for arg in args:
         key, sep, value = arg.partition("=")

@@ -218,6 +218,10 @@ class Resolver:
         symbol = self.symbols[(path, index)]
         return Target(symbol.id, symbol.label)
 
+    def _definer(self, symbol: ResolvedSymbol) -> Target | None:
+        """Who defines ``symbol`` when that is not its lexical parent (None: the parent)."""
+        return None
+
     def build(self) -> list[FileSubgraph]:
         """Nodes and owned edges for every file."""
         emitter = SubgraphEmitter(self.repo, self.branch, self.files)
@@ -225,6 +229,7 @@ class Resolver:
             file_id = self.file_ids[f.path]
             emitter.file(f, file_id, self._module_qualname(f.path))
             symbols = [self.symbols[(f.path, index)] for index in range(len(f.parsed.definitions))]
-            emitter.definitions(f, [SymbolNode(s.id, s.label, s.qualname, s.is_test) for s in symbols], file_id)
+            nodes = [SymbolNode(s.id, s.label, s.qualname, s.is_test, self._definer(s)) for s in symbols]
+            emitter.definitions(f, nodes, file_id)
             self._emit_references(f, emitter, Target(file_id, "File"))
         return emitter.subgraphs()

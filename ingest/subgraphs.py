@@ -82,7 +82,9 @@ class SubgraphEmitter:
         for index, (d, symbol) in enumerate(zip(defs, symbols, strict=True)):
             torn = bool(f.conflict_lines) and any(d.start_line <= line <= extents[index] for line in f.conflict_lines)
             graph.nodes.append(Node(symbol.id, symbol.label, f.path, _symbol_props(d, symbol, torn)))
-            if d.parent is None:
+            if symbol.definer is not None:
+                graph.edges.append(Edge(symbol.definer.id, symbol.definer.label, "DEFINES", symbol.id, symbol.label))
+            elif d.parent is None:
                 graph.edges.append(Edge(file_id, "File", "DEFINES", symbol.id, symbol.label))
             else:
                 parent = symbols[d.parent]
@@ -150,6 +152,7 @@ class SymbolNode:
     label: str
     qualname: str
     is_test: bool
+    definer: Target | None = None  # who DEFINES it when not its lexical parent (a Go method's type)
 
 
 def _symbol_props(d: Definition, symbol: SymbolNode, has_conflict: bool) -> dict[str, object]:

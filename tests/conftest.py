@@ -134,6 +134,20 @@ def webshop_sources() -> dict[str, bytes]:
 
 
 @pytest.fixture
+def goshop_sources() -> dict[str, bytes]:
+    """A Go module: an orders package with an interface and its implementation, a notify
+    package with an embedded type, a command and a test."""
+    return {path: data for path, data in read_tree(FIXTURES / "goshop").items()}
+
+
+@pytest.fixture
+def goshop_repo(repo_dir: Path, goshop_sources) -> Path:
+    repo = init_repo(repo_dir)
+    commit_files(repo, goshop_sources, message="goshop")
+    return repo_dir
+
+
+@pytest.fixture
 def fullstack_sources() -> dict[str, bytes]:
     """A Flask backend, a FastAPI service and a TypeScript frontend calling both over HTTP."""
     return read_tree(FIXTURES / "fullstack")

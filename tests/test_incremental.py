@@ -223,3 +223,45 @@ def test_a_mixed_language_history_matches_fresh_ingests(
     assert api.ingest(repo_dir, branch="feature", config=config).strategy == "branch-off"
     assert_equals_fresh_ingest(repo_dir, "feature", config, graph_store, pg_store)
     assert_equals_fresh_ingest(repo_dir, "main", config, graph_store, pg_store)
+
+
+def test_a_go_history_matches_fresh_ingests(repo_dir, config, graph_store, pg_store, goshop_sources, shop_sources):
+    """A Go module in a subfolder beside Python: a method moved to another file of its package
+    (its DEFINES moves from the type to the file), an interface method renamed (the unchanged
+    implementation stops satisfying it, the unchanged caller's call dangles), a branch-off."""
+    repo = init_repo(repo_dir)
+    tree = {**shop_sources, **{f"svc/{path}": data for path, data in goshop_sources.items()}}
+    commit_files(repo, tree)
+    api.ingest(repo_dir, config=config)
+    place = "svc/internal/orders.Service.Place"
+    assert edge_of(graph_store, repo_dir.name, "main", place, "s.store.Save")["target"] == (
+        "svc/internal/orders.Store.Save"
+    )
+    assert_equals_fresh_ingest(repo_dir, "main", config, graph_store, pg_store)
+
+    order, totals = "svc/internal/orders/order.go", "svc/internal/orders/totals.go"
+    body = tree[order]
+    start = body.index(b"// Total sums the lines.")
+    tree = {**tree, order: body[:start], totals: b"package orders\n\n" + body[start:]}
+    commit_files(repo, tree)
+    api.ingest(repo_dir, config=config)
+    assert_equals_fresh_ingest(repo_dir, "main", config, graph_store, pg_store)
+
+    store = "svc/internal/orders/store.go"
+    tree = {**tree, store: tree[store].replace(b"\tSave(order *Order) error", b"\tPut(order *Order) error")}
+    commit_files(repo, tree)
+    update = api.ingest(repo_dir, config=config)
+    assert update.work["files_re_resolved"] >= 1  # service.go did not change; its call did
+    assert edge_of(graph_store, repo_dir.name, "main", place, "s.store.Save")["resolved"] is False
+    implements = graph_store.read_query(
+        "MATCH (:Class {repo: $repo, branch: 'main', qualname: 'svc/internal/orders.MemStore'})-[:IMPLEMENTS]->(i) "
+        "RETURN i.qualname AS i",
+        {"repo": repo_dir.name},
+    )
+    assert implements == []
+    assert_equals_fresh_ingest(repo_dir, "main", config, graph_store, pg_store)
+
+    feature = {**tree, "svc/internal/notify/notify.go": tree["svc/internal/notify/notify.go"] + b"\nfunc Quiet() {}\n"}
+    commit_files(repo, feature, branch="feature")
+    assert api.ingest(repo_dir, branch="feature", config=config).strategy == "branch-off"
+    assert_equals_fresh_ingest(repo_dir, "feature", config, graph_store, pg_store)

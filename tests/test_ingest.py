@@ -6,6 +6,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from expected_goshop import EDGES as GOSHOP_EDGES
+from expected_goshop import FILES as GOSHOP_FILES
 from expected_shop import EDGES, FILES, SYMBOLS, UNRESOLVED
 from expected_webshop import EDGES as WEBSHOP_EDGES
 from expected_webshop import FILES as WEBSHOP_FILES
@@ -47,6 +49,13 @@ def test_typescript_monorepo_is_stored_exactly(webshop_repo: Path, config, graph
     summary = api.ingest(webshop_repo, config=config)
     assert summary.files == len(WEBSHOP_FILES)
     assert stored_edges(graph_store, webshop_repo.name, "main") == WEBSHOP_EDGES
+
+
+def test_go_module_is_stored_exactly(goshop_repo: Path, config, graph_store):
+    """go.mod is read from the commit: the module path maps imports to package folders."""
+    summary = api.ingest(goshop_repo, config=config)
+    assert summary.files == len(GOSHOP_FILES)
+    assert stored_edges(graph_store, goshop_repo.name, "main") == GOSHOP_EDGES
 
 
 def test_summary_counts_match_the_store(shop_repo: Path, config, graph_store):

@@ -23,7 +23,7 @@ from types import ModuleType
 
 from tree_sitter import Language, Node, Parser, Query
 
-from branchgraph.core.languages import ecmascript, python
+from branchgraph.core.languages import ecmascript, go, python
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,6 +94,8 @@ LANGUAGES = (
     _ecmascript(
         "javascript", (".js", ".jsx", ".mjs", ".cjs"), "tree_sitter_javascript", "language", ("javascript", "jsx")
     ),
+    # go.mod names the module: its path is the prefix of the repository's import paths.
+    LanguageSpec("go", (".go",), "tree_sitter_go", _conventions(go), project_files=("go.mod",)),
 )
 _PROJECT_FILE = re.compile("|".join(fnmatch.translate(p) for spec in LANGUAGES for p in spec.project_files))
 

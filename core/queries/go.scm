@@ -1,0 +1,49 @@
+; Go tag query. Capture names are the contract of core/extract.py (see python.scm); Go adds
+; @reference.receiver: a method's receiver type (its class), and the receiver's name as @param.
+
+; ----- definitions: functions, methods (top level; their class is the receiver), named types,
+; interfaces and their method signatures
+(function_declaration name: (identifier) @name) @definition.function
+(method_declaration name: (field_identifier) @name) @definition.function
+(type_spec name: (type_identifier) @name type: (interface_type)) @definition.interface
+(type_spec name: (type_identifier) @name type: (_)) @definition.class
+(method_elem name: (field_identifier) @name) @definition.function
+
+; ----- uses: calls and composite literals (a struct built: its constructor)
+(call_expression function: (_) @reference.call)
+(composite_literal type: [(type_identifier) (qualified_type) (generic_type)] @reference.call)
+
+; Embedding: a struct's anonymous field, an interface's embedded interface.
+(struct_type (field_declaration_list (field_declaration !name type: (_) @reference.base)))
+(interface_type (type_elem . (_) @reference.base .))
+
+(method_declaration receiver: (parameter_list (parameter_declaration name: (identifier)? @param type: (_) @reference.receiver)))
+(function_declaration parameters: (parameter_list (parameter_declaration name: (identifier)? @param type: (_) @reference.param_type)))
+(method_declaration parameters: (parameter_list (parameter_declaration name: (identifier)? @param type: (_) @reference.param_type)))
+(method_elem parameters: (parameter_list (parameter_declaration name: (identifier)? @param type: (_) @reference.param_type)))
+(function_declaration result: (_) @reference.return_type)
+(method_declaration result: (_) @reference.return_type)
+(method_elem result: (_) @reference.return_type)
+
+; ----- documentation: the comment lines right before a declaration
+((comment)+ @doc . [(function_declaration) (method_declaration) (type_declaration)] @documented)
+
+; ----- imports: `import "path"`, `import alias "path"` (alias `.` or `_` included)
+(import_spec name: (_)? @import.alias path: (interpreted_string_literal (interpreted_string_literal_content) @import.module))
+
+; ----- what names hold: `x := New()`, `x := &T{}`, `var x T`, struct fields `f T`
+(short_var_declaration left: (expression_list . (identifier) @assign.name)
+  right: (expression_list . (call_expression function: (_) @assign.value)))
+(short_var_declaration left: (expression_list . (identifier) @assign.name)
+  right: (expression_list . (composite_literal type: (_) @assign.value)))
+(short_var_declaration left: (expression_list . (identifier) @assign.name)
+  right: (expression_list . (unary_expression operand: (composite_literal type: (_) @assign.value))))
+(var_spec name: (identifier) @assign.name type: (_) @assign.type)
+(var_spec name: (identifier) @assign.name !type value: (expression_list . (call_expression function: (_) @assign.value)))
+(var_spec name: (identifier) @assign.name !type
+  value: (expression_list . (unary_expression operand: (composite_literal type: (_) @assign.value))))
+(field_declaration name: (field_identifier) @assign.name type: (_) @assign.type)
+; `for _, line := range o.Lines`: an element of what is ranged over
+(range_clause left: (expression_list (_) (identifier) @assign.name) right: (_) @assign.elements)
+
+(source_file (var_declaration (var_spec name: (identifier) @global)))

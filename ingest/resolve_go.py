@@ -1,0 +1,543 @@
+"""Resolve the references of a commit's Go files into graph nodes and edges.
+
+A package is a directory; ``go.mod`` maps the module path to the directory it is in, so an
+import path under a module of the repository names a package directory, and every other
+import (the standard library, other modules) is external. Names resolve through the
+function's scope (parameters, the receiver, ``:=`` and ``var`` locals, ``range`` elements),
+the file's imports, then the package (every file of the directory: functions, types,
+package variables), then Go's predeclared names. Selectors resolve through packages, and
+through values of in-repo types: methods of the type (value and pointer receivers alike),
+struct fields typed by their declaration, then embedded types (promoted members). A method's
+qualname continues its receiver type (``internal/orders.Service.Place``) and the type
+``DEFINES`` it when both are in one file. Struct embedding is ``INHERITS_FROM``; a type
+whose methods cover an interface's method set (names and parameter counts) ``IMPLEMENTS``
+it; ``func TestX(t *testing.T)`` (and benchmarks, fuzz tests, examples) in ``_test.go`` files
+are tests.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from branchgraph.core.extract import Assignment, Definition, Import
+from branchgraph.core.languages.go import is_test_file, module_name
+from branchgraph.core.model import Edge, FileSubgraph, node_id
+from branchgraph.ingest.resolution import MAX_BASE_DEPTH, Binding, Resolver
+from branchgraph.ingest.resolution import External as _Ext
+from branchgraph.ingest.resolution import Instance as _Inst
+from branchgraph.ingest.resolution import Module as _Mod
+from branchgraph.ingest.resolution import ResolvedSymbol as _Symbol
+from branchgraph.ingest.resolution import SymbolValue as _Sym
+from branchgraph.ingest.subgraphs import ParsedSource, SubgraphEmitter, Target
+
+_IDENTIFIER = r"[A-Za-z_]\w*"
+_DOTTED = re.compile(rf"^{_IDENTIFIER}(\.{_IDENTIFIER})*$")
+# `build(x).Send`, `svc.Get(id).Total`: an attribute of what a call returns.
+_CONSTRUCTED = re.compile(rf"^([A-Za-z_][\w.]*)(?:\[[^\]]*\])?\(.*\)\.({_IDENTIFIER}(?:\.{_IDENTIFIER})*)$")
+_TYPE_NAME = re.compile(rf"{_IDENTIFIER}(?:\.{_IDENTIFIER})?")
+# Type arguments follow a name (`Page[T]`); a bare `[]` or `[4]` starts a slice or array type.
+_GENERIC_ARGS = re.compile(r"(?<=\w)\[[^\[\]]*\]")
+_MODULE_LINE = re.compile(r"^\s*module\s+(\S+)", re.MULTILINE)
+_TEST_NAME = re.compile(r"^(Test|Benchmark|Fuzz|Example)([A-Z_]|$)")
+PREDECLARED = frozenset(
+    """
+    append cap clear close complex copy delete imag len make max min new panic print println real recover
+    bool byte comparable complex64 complex128 error float32 float64 int int8 int16 int32 int64 rune string
+    uint uint8 uint16 uint32 uint64 uintptr any true false iota nil
+    """.split()
+)
+_TYPE_KEYWORDS = frozenset({"map", "chan", "func", "struct", "interface"})
+
+
+@dataclass(frozen=True, slots=True)
+class _Elements:
+    symbol: _Symbol  # a slice or array of this type's values (`[]Line`)
+
+
+_Value = _Mod | _Sym | _Inst | _Ext | _Elements | None  # _Mod names a package by its directory
+
+
+class GoResolver(Resolver):
+    """Resolves all Go files of one commit of one branch."""
+
+    TYPE_LABELS = ("Class", "Interface")
+
+    def __init__(self, repo: str, branch: str, files: list[ParsedSource], project_files: Mapping[str, bytes]):
+        super().__init__(repo, branch, files)
+        self.go_modules = _go_modules(project_files)
+        self.packages: dict[str, list[ParsedSource]] = {}
+        for f in files:
+            self.packages.setdefault(module_name(f.path), []).append(f)
+        self.package_names: dict[str, dict[str, _Symbol]] = {}  # package -> name -> type or function
+        self.package_vars: dict[str, dict[str, tuple[str, Binding]]] = {}  # package -> var -> (path, binding)
+        self.methods: dict[tuple[str, str], dict[str, _Symbol]] = {}  # (package, type) -> method name -> method
+        self.receivers: dict[str, _Symbol] = {}  # method id -> its receiver type
+        self.return_types: dict[tuple[str, int], str] = {}
+        self._base_refs: dict[tuple[str, int], list[tuple[str, int]]] = {}
+        self._bases: dict[str, list[tuple[str, int, _Value]]] = {}
+        self.member_names: set[str] = set()
+        for f in files:
+            self._index_file(f)
+        for f in files:
+            self._attach_methods(f)
+        self._by_id = {s.id: s for s in self.symbols.values()}
+
+    # ----- indexing -------------------------------------------------------------------
+
+    def _index_file(self, f: ParsedSource) -> None:
+        package = module_name(f.path)
+        self.file_ids[f.path] = node_id(self.repo, self.branch, f.path, "File", package)
+        defs = f.parsed.definitions
+        receiver_of = {r.scope: _type_base(r.raw) for r in f.parsed.references if r.kind == "receiver"}
+        seen: Counter[tuple[str, str]] = Counter()
+        for index, d in enumerate(defs):
+            receiver = receiver_of.get(index)
+            owner = defs[d.parent].name if d.parent is not None else receiver
+            label = _label(d, defs, receiver)
+            local = f"{owner}.{d.name}" if owner else d.name
+            qualname = f"{package}.{local}" if package else local
+            ordinal = seen[(label, qualname)]
+            seen[(label, qualname)] += 1
+            symbol = _Symbol(
+                node_id(self.repo, self.branch, f.path, label, qualname, ordinal), label, qualname, f, index
+            )
+            symbol.is_test = label == "Function" and is_test_file(f.path) and bool(_TEST_NAME.match(d.name))
+            self.symbols[(f.path, index)] = symbol
+            self.member_names.add(d.name)
+            if d.parent is not None:
+                self.children.setdefault((f.path, d.parent), {})[d.name] = symbol
+            elif receiver is None:
+                self.package_names.setdefault(package, {})[d.name] = symbol
+        for imp in f.parsed.imports:
+            self._index_import(f, imp)
+        for a in f.parsed.assignments:
+            self._index_assignment(f, a)
+        for ref in f.parsed.references:
+            if ref.scope is None:
+                continue
+            if ref.kind in ("param_type", "receiver") and ref.param:
+                self._bind(f.path, ref.scope, ref.param, ("annotated", ref.raw, None))
+            elif ref.kind == "return_type":
+                self.return_types[(f.path, ref.scope)] = ref.raw
+            elif ref.kind == "base":
+                self._base_refs.setdefault((f.path, ref.scope), []).append((ref.raw, ref.line))
+
+    def _attach_methods(self, f: ParsedSource) -> None:
+        """Methods join their receiver type's method set (in any file of the package)."""
+        package = module_name(f.path)
+        for ref in f.parsed.references:
+            if ref.kind != "receiver" or ref.scope is None:
+                continue
+            method = self.symbols[(f.path, ref.scope)]
+            type_name = _type_base(ref.raw)
+            self.methods.setdefault((package, type_name), {})[method.definition.name] = method
+            receiver = self.package_names.get(package, {}).get(type_name)
+            if receiver is not None and receiver.label == "Class":
+                self.receivers[method.id] = receiver
+
+    def _index_import(self, f: ParsedSource, imp: Import) -> None:
+        name = imp.alias or _package_name(imp.module)
+        if name == "_":
+            return  # imported for its side effects
+        self._bind(f.path, None, name, ("import", imp.module))
+
+    def _index_assignment(self, f: ParsedSource, a: Assignment) -> None:
+        defs = f.parsed.definitions
+        binding: Binding
+        if a.kind == "annotation":
+            binding = ("annotated", a.callee, None)
+        elif a.kind == "element":
+            binding = ("element", a.callee, a.scope)
+        else:
+            binding = ("call_result", a.callee, a.scope)
+        if a.scope is not None and defs[a.scope].kind == "class":  # a struct field
+            self.member_names.add(a.name)
+            self.attributes.setdefault((f.path, a.scope), {}).setdefault(a.name, []).append(binding)
+        elif a.scope is None:  # a package variable, seen by every file of the package
+            self.package_vars.setdefault(module_name(f.path), {}).setdefault(a.name, (f.path, binding))
+        else:
+            self._bind(f.path, a.scope, a.name, binding, keep_existing=True)
+
+    # ----- modules --------------------------------------------------------------------
+
+    def _package_of_import(self, path: str) -> _Value:
+        """An import path: a package directory of the repository, or external."""
+        for directory, module in self.go_modules:
+            if path == module or path.startswith(module + "/"):
+                package = "/".join(p for p in (directory, path[len(module) :].strip("/")) if p)
+                return _Mod(package) if package in self.packages else None
+        return _Ext(path)
+
+    def module_path(self, module: str) -> str | None:
+        found = self._package_of_import(module)
+        return self.packages[found.name][0].path if isinstance(found, _Mod) else None
+
+    # ----- name resolution ------------------------------------------------------------
+
+    def _resolve_binding(self, path: str, binding: Binding) -> _Value:
+        kind = binding[0]
+        if kind == "def":
+            return _Sym(binding[1])
+        if kind == "import":
+            return self._package_of_import(binding[1])
+        if kind == "annotated":
+            return self._instance_of(self._resolve_type(path, binding[1], binding[2]))
+        if kind == "call_result":
+            return self._call_result(self._resolve_dotted(path, binding[2], binding[1]))
+        if kind == "element":
+            ranged = self._resolve_dotted(path, binding[2], binding[1])
+            return _Inst(ranged.symbol) if isinstance(ranged, _Elements) else None
+        raise AssertionError(f"unknown binding {binding!r}")
+
+    @staticmethod
+    def _instance_of(value: _Value) -> _Value:
+        if isinstance(value, _Sym) and value.symbol.label in ("Class", "Interface"):
+            return _Inst(value.symbol)
+        return value if isinstance(value, (_Ext, _Elements)) else None
+
+    def _call_result(self, callee: _Value) -> _Value:
+        """What a call gives: a type's value (a composite literal or a conversion), or the
+        first result a function or method declares."""
+        if isinstance(callee, _Ext):
+            return _Ext(f"{callee.name}()")  # whatever a library returns is the library's
+        if not isinstance(callee, _Sym):
+            return None
+        symbol = callee.symbol
+        if symbol.label in ("Class", "Interface"):
+            return _Inst(symbol)
+        declared = self.return_types.get((symbol.file.path, symbol.index))
+        if declared is None:
+            return None
+        return self._instance_of(self._resolve_type(symbol.file.path, _first_result(declared), None))
+
+    def _lookup(self, path: str, scope: int | None, name: str) -> _Value:
+        return self._memo(("lookup", path, scope, name), lambda: self._lookup_uncached(path, scope, name))
+
+    def _lookup_uncached(self, path: str, scope: int | None, name: str) -> _Value:
+        defs = self._file(path).parsed.definitions
+        current = scope
+        while current is not None:
+            binding = self.bindings.get((path, current), {}).get(name)
+            if binding is not None:
+                return self._resolve_binding(path, binding)
+            current = defs[current].parent
+        binding = self.bindings.get((path, None), {}).get(name)
+        if binding is not None:
+            return self._resolve_binding(path, binding)
+        found = self._package_member(module_name(path), name)
+        if found is not None:
+            return found
+        return _Ext(name) if name in PREDECLARED else None
+
+    def _package_member(self, package: str, name: str) -> _Value:
+        symbol = self.package_names.get(package, {}).get(name)
+        if symbol is not None:
+            return _Sym(symbol)
+        variable = self.package_vars.get(package, {}).get(name)
+        if variable is not None:
+            return self._memo(("var", package, name), lambda: self._resolve_binding(*variable))
+        return None
+
+    def _member(self, value: _Value, attr: str) -> _Value:
+        return self._memo(("member", value, attr), lambda: self._member_uncached(value, attr))
+
+    def _member_uncached(self, value: _Value, attr: str) -> _Value:
+        if isinstance(value, _Ext):
+            return _Ext(f"{value.name}.{attr}")
+        if isinstance(value, _Mod):
+            return self._package_member(value.name, attr)
+        if isinstance(value, (_Sym, _Inst)) and value.symbol.label in ("Class", "Interface"):
+            return self._class_member(value.symbol, attr, set())
+        return None
+
+    def _class_member(self, cls: _Symbol, attr: str, seen: set[str]) -> _Value:
+        """A type's method, then its fields, then what its embedded types promote (an embedded
+        type is also a field named after it)."""
+        if cls.id in seen or len(seen) > MAX_BASE_DEPTH:
+            return None
+        method = self.methods.get((module_name(cls.file.path), cls.definition.name), {}).get(attr)
+        if method is not None:
+            return _Sym(method)
+        for raw, _line, base in self._class_bases(cls):
+            if _type_base(raw).rsplit(".", 1)[-1] == attr and isinstance(base, _Sym):
+                return _Inst(base.symbol)
+        found = super()._class_member(cls, attr, seen)
+        return found
+
+    def _class_bases(self, cls: _Symbol) -> list[tuple[str, int, _Value]]:
+        cached = self._bases.get(cls.id)
+        if cached is not None:
+            return cached
+        self._bases[cls.id] = []  # a type embedding itself finds no bases
+        bases = [
+            (raw, line, self._resolve_type(cls.file.path, raw, None))
+            for raw, line in self._base_refs.get((cls.file.path, cls.index), ())
+        ]
+        self._bases[cls.id] = bases
+        return bases
+
+    def _resolve_dotted(self, path: str, scope: int | None, raw: str) -> _Value:
+        """Resolve a callee or an expression as written in ``scope`` of ``path``."""
+        raw = _GENERIC_ARGS.sub("", raw.strip()).removeprefix("&").removeprefix("*")
+        constructed = _CONSTRUCTED.match(raw)
+        if constructed:
+            value = self._call_result(self._resolve_dotted(path, scope, constructed.group(1)))
+            for attr in constructed.group(2).split("."):
+                value = self._member(value, attr) if value is not None else None
+            return value
+        if not _DOTTED.match(raw):
+            return None
+        head, *rest = raw.split(".")
+        value = self._lookup(path, scope, head)
+        for attr in rest:
+            if value is None:
+                return None
+            value = self._member(value, attr)
+        return value
+
+    def _resolve_type(self, path: str, raw: str, scope: int | None) -> _Value:
+        """The type a declaration names: ``*Order`` and ``Order`` are Order, ``[]Line`` is a
+        slice of Line, ``pkg.T`` a type of another package; maps, channels and functions no
+        type of the repository."""
+        raw = _GENERIC_ARGS.sub("", raw.strip()).lstrip("*&").strip()
+        if raw.startswith("[]") or re.match(r"^\[\w*\]", raw):
+            element = self._resolve_type(path, re.sub(r"^\[\w*\]", "", raw), scope)
+            return _Elements(element.symbol) if isinstance(element, _Sym) else None
+        if raw.startswith(("map[", "chan ", "<-chan", "chan<-", "func", "struct", "interface")):
+            return None
+        return self._resolve_dotted(path, scope, raw) if _DOTTED.match(raw) else None
+
+    def origin(self, path: str, scope: int | None, raw: str, depth: int = 0) -> tuple[str, str] | None:
+        return None  # no route registrations are read from Go yet
+
+    # ----- graph output ---------------------------------------------------------------
+
+    def _module_qualname(self, path: str) -> str:
+        return module_name(path)
+
+    def _definer(self, symbol: _Symbol) -> Target | None:
+        receiver = self.receivers.get(symbol.id)
+        if receiver is not None and receiver.file.path == symbol.file.path:
+            # A method's type defines it; across files the file does, so that every edge
+            # stays with the file that holds its source.
+            return Target(receiver.id, receiver.label)
+        return None
+
+    def _emit_references(self, f: ParsedSource, out: SubgraphEmitter, file_target: Target) -> None:
+        for symbol in (self.symbols[(f.path, index)] for index in range(len(f.parsed.definitions))):
+            if symbol.label in ("Class", "Interface"):
+                for raw, line, base in self._class_bases(symbol):
+                    value = base if base is not None else self._outside(raw)
+                    self._emit(out, f.path, Target(symbol.id, symbol.label), "INHERITS_FROM", raw, line, value)
+            if symbol.label == "Class":
+                for interface in self._implemented(symbol):
+                    self._emit(
+                        out,
+                        f.path,
+                        Target(symbol.id, "Class"),
+                        "IMPLEMENTS",
+                        interface.qualname,
+                        symbol.definition.start_line,
+                        _Sym(interface),
+                    )
+        for imp in f.parsed.imports:
+            self._emit_import(out, f, file_target, imp)
+        for ref in f.parsed.references:
+            source = self.scope_target(f.path, ref.scope)
+            if ref.kind == "call":
+                value = self._resolve_dotted(f.path, ref.scope, ref.raw)
+                if value is None and self._leaves_repository(ref.raw):
+                    value = _Ext(ref.raw)
+                edge = self._emit(out, f.path, source, "CALLS", ref.raw, ref.line, value)
+                if edge.resolved and ref.scope is not None:
+                    self._emit_tested_by(out, f, ref.scope, edge)
+            elif ref.kind in ("param_type", "return_type", "receiver"):
+                if ref.kind == "receiver":
+                    continue  # the method's own type: its qualname and DEFINES say it
+                edge_type = "PARAM_TYPE" if ref.kind == "param_type" else "RETURNS_TYPE"
+                for name in _type_names(ref.raw):
+                    if name in PREDECLARED:
+                        continue  # int, string, error: no type of any package
+                    value = self._resolve_dotted(f.path, None, name)
+                    self._emit(out, f.path, source, edge_type, name, ref.line, value or self._outside(name))
+
+    def _outside(self, raw: str) -> _Value:
+        """A type name nothing in the repository answers to: predeclared or of another
+        module's package (``pkg.T``) is external; a bare unknown name stays unresolved."""
+        base = _type_base(raw)
+        return (
+            _Ext(base) if base in PREDECLARED or ("." in base and base.split(".")[1] not in self.member_names) else None
+        )
+
+    def _implemented(self, cls: _Symbol) -> list[_Symbol]:
+        """The interfaces of the repository whose method sets ``cls`` (its methods and those
+        its embedded types promote) covers, by name and parameter count."""
+        methods = self._method_set(cls, set())
+        if not methods:
+            return []
+        out = []
+        for interface in (s for s in self.symbols.values() if s.label == "Interface"):
+            required = self._interface_methods(interface, set())
+            if required and all(methods.get(name) == arity for name, arity in required.items()):
+                out.append(interface)
+        return out
+
+    def _method_set(self, cls: _Symbol, seen: set[str]) -> dict[str, int]:
+        if cls.id in seen or len(seen) > MAX_BASE_DEPTH:
+            return {}
+        seen.add(cls.id)
+        found: dict[str, int] = {}
+        for _raw, _line, base in self._class_bases(cls):
+            if isinstance(base, _Sym) and base.symbol.label == "Class":
+                found.update(self._method_set(base.symbol, seen))
+        for name, method in self.methods.get((module_name(cls.file.path), cls.definition.name), {}).items():
+            found[name] = _arity(method.definition)
+        return found
+
+    def _interface_methods(self, interface: _Symbol, seen: set[str]) -> dict[str, int]:
+        if interface.id in seen or len(seen) > MAX_BASE_DEPTH:
+            return {}
+        seen.add(interface.id)
+        found: dict[str, int] = {}
+        for _raw, _line, base in self._class_bases(interface):
+            if isinstance(base, _Sym) and base.symbol.label == "Interface":
+                found.update(self._interface_methods(base.symbol, seen))
+        for name, method in self.children.get((interface.file.path, interface.index), {}).items():
+            found[name] = _arity(method.definition)
+        return found
+
+    def _leaves_repository(self, raw: str) -> bool:
+        """A selector call whose name no definition or field of the repository carries."""
+        if "." not in raw:
+            return False
+        attr = raw.rsplit(".", 1)[1]
+        return bool(re.fullmatch(_IDENTIFIER, attr)) and attr not in self.member_names
+
+    def _emit_import(self, out: SubgraphEmitter, f: ParsedSource, file_target: Target, imp: Import) -> None:
+        """An import is of a package: an edge to each of its files (tests aside)."""
+        package = self._package_of_import(imp.module)
+        if not isinstance(package, _Mod):
+            self._emit(out, f.path, file_target, "IMPORTS", imp.module, imp.line, package)
+            return
+        for member in sorted(self.packages[package.name], key=lambda g: g.path):
+            if not is_test_file(member.path):
+                target = Target(self.file_ids[member.path], "File")
+                out.reference(f.path, file_target, "IMPORTS", imp.module, imp.line, target)
+
+    def _emit(
+        self, out: SubgraphEmitter, path: str, source: Target, edge_type: str, raw: str, line: int, value: _Value
+    ) -> Edge:
+        external = value.name if isinstance(value, _Ext) else None
+        return out.reference(path, source, edge_type, raw, line, self._target(value, edge_type), external=external)
+
+    @staticmethod
+    def _target(value: _Value, edge_type: str) -> Target | None:
+        if isinstance(value, (_Sym, _Inst)) and value.symbol.label in _TARGET_LABELS[edge_type]:
+            return Target(value.symbol.id, value.symbol.label)
+        return None
+
+    def _emit_tested_by(self, out: SubgraphEmitter, f: ParsedSource, scope: int, call: Edge) -> None:
+        test = self.symbols[(f.path, scope)]
+        target = self._by_id.get(call.dst)
+        if test.is_test and target is not None and not target.is_test:
+            out.tested_by(f.path, Target(target.id, target.label), Target(test.id, test.label), call.raw, call.line)
+
+
+_TARGET_LABELS = {
+    "CALLS": ("Class", "Function", "Method"),
+    "INHERITS_FROM": ("Class", "Interface"),
+    "IMPLEMENTS": ("Interface",),
+    "PARAM_TYPE": ("Class", "Interface"),
+    "RETURNS_TYPE": ("Class", "Interface"),
+}
+
+
+def _label(d: Definition, defs: list[Definition], receiver: str | None) -> str:
+    if d.kind == "interface":
+        return "Interface"
+    if d.kind == "class":
+        return "Class"
+    if receiver is not None or d.parent is not None:
+        return "Method"
+    return "Function"
+
+
+def _type_base(raw: str) -> str:
+    """``*Order``, ``Order[T]`` -> ``Order``."""
+    return _GENERIC_ARGS.sub("", raw).strip().lstrip("*&").strip()
+
+
+def _first_result(raw: str) -> str:
+    """``(*Order, error)`` -> ``*Order``."""
+    raw = raw.strip()
+    if raw.startswith("(") and raw.endswith(")"):
+        first = raw[1:-1].split(",", 1)[0].strip()
+        return first.split()[-1] if " " in first else first  # a named result: `(o *Order, err error)`
+    return raw
+
+
+def _type_names(raw: str) -> list[str]:
+    """The type names a parameter or result type mentions, keywords aside."""
+    names = []
+    for name in _TYPE_NAME.findall(_GENERIC_ARGS.sub(lambda m: " " + m.group(0)[1:-1] + " ", raw)):
+        if name not in _TYPE_KEYWORDS and name not in names:
+            names.append(name)
+    return names
+
+
+def _arity(d: Definition) -> int:
+    """How many parameters a method's signature declares (``a, b int`` is two)."""
+    signature = d.signature
+    start = signature.find(d.name + "(")
+    if start < 0:
+        return 0
+    depth, i, params = 0, start + len(d.name), ""
+    for i in range(start + len(d.name), len(signature)):
+        char = signature[i]
+        depth += char in "([{"
+        depth -= char in ")]}"
+        if depth == 0:
+            params = signature[start + len(d.name) + 1 : i]
+            break
+    if not params.strip():
+        return 0
+    count, depth = 1, 0
+    for char in params:
+        depth += char in "([{"
+        depth -= char in ")]}"
+        count += char == "," and depth == 0
+    return count
+
+
+def _package_name(import_path: str) -> str:
+    """The name a package is used by when imported without an alias: its path's last element
+    (a major-version suffix ``/v2`` or ``.v3`` skipped; ``go-`` prefixes and ``.go`` suffixes
+    dropped)."""
+    parts = [p for p in import_path.split("/") if p]
+    if len(parts) > 1 and re.fullmatch(r"v\d+", parts[-1]):
+        parts.pop()
+    last = parts[-1] if parts else import_path
+    last = re.sub(r"\.v\d+$", "", last)  # gopkg.in/yaml.v3 is yaml
+    return last.removeprefix("go-").removesuffix(".go").replace("-", "_")
+
+
+def _go_modules(project_files: Mapping[str, bytes]) -> list[tuple[str, str]]:
+    """(directory, module path) of every go.mod, deepest directory first."""
+    modules = []
+    for path, data in project_files.items():
+        if path.rsplit("/", 1)[-1] != "go.mod":
+            continue
+        found = _MODULE_LINE.search(data.decode("utf-8", "replace"))
+        if found:
+            modules.append((path.rsplit("/", 1)[0] if "/" in path else "", found.group(1).strip('"')))
+    return sorted(modules, key=lambda m: -len(m[0]))
+
+
+def resolve_go(
+    repo: str, branch: str, files: list[ParsedSource], project_files: Mapping[str, bytes] | None = None
+) -> list[FileSubgraph]:
+    """Resolve a whole commit's Go files into per-file graphs."""
+    return GoResolver(repo, branch, files, project_files or {}).build()

@@ -1,0 +1,165 @@
+"""Resolution of Go, without any database: the goshop fixture's exact nodes and edges
+(confirmed by go/types: tests/fixtures/confirm_with_go_types.py), and the lookup rules one
+by one."""
+
+from __future__ import annotations
+
+import pytest
+from expected_goshop import EDGES, FILES, MUST_NOT, SYMBOLS, UNRESOLVED
+from graph_view import edges_of_subgraphs, resolve_sources, symbols_of_subgraphs, unresolved_of_subgraphs
+
+from branchgraph.core.languages.go import clean_docstring, is_generated_file, is_support_file, module_name
+from branchgraph.ingest.resolve_go import _package_name
+
+GO_MOD = b"module example.com/app\n\ngo 1.22\n"
+
+
+@pytest.fixture
+def goshop_graph(goshop_sources):
+    return resolve_sources(goshop_sources, "goshop")
+
+
+def _edges(sources: dict[str, str]) -> set[tuple[str, str, str, bool]]:
+    return edges_of_subgraphs(resolve_sources({"go.mod": GO_MOD} | {p: t.encode() for p, t in sources.items()}, "app"))
+
+
+def test_symbols_and_files(goshop_graph):
+    assert symbols_of_subgraphs(goshop_graph) == SYMBOLS
+    files = {n.path: n.props["qualname"] for s in goshop_graph for n in s.nodes if n.label == "File"}
+    assert files == FILES
+
+
+def test_every_edge_exactly(goshop_graph):
+    assert edges_of_subgraphs(goshop_graph) == EDGES
+
+
+def test_no_edge_a_name_only_matcher_would_draw(goshop_graph):
+    drawn = {(a, t, b) for a, t, b, _ in edges_of_subgraphs(goshop_graph)}
+    assert not drawn & MUST_NOT
+
+
+def test_dangling_targets_keep_raw_and_reason(goshop_graph):
+    assert unresolved_of_subgraphs(goshop_graph) == UNRESOLVED
+
+
+def test_names_docs_and_tests(goshop_graph):
+    nodes = {n.props["qualname"]: n for s in goshop_graph for n in s.nodes if n.label != "File"}
+    total = nodes["internal/orders.Order.Total"]
+    assert (total.label, total.props["name"], total.props["signature"]) == (
+        "Method",
+        "Total",
+        "func (o *Order) Total() int",
+    )
+    assert (
+        nodes["internal/notify.Notifier"].props["docstring"]
+        == "Notifier sends messages; it logs through its embedded Logger."
+    )
+    assert [q for q, n in nodes.items() if n.props["is_test"]] == ["internal/orders.TestPlace"]
+
+
+def test_a_method_in_another_file_than_its_type_is_defined_by_its_file():
+    edges = _edges(
+        {
+            "shop/order.go": "package shop\n\ntype Order struct{}\n",
+            "shop/total.go": "package shop\n\nfunc (o Order) Total() int { return 0 }\n",
+        }
+    )
+    assert ("shop", "DEFINES", "shop.Order.Total", True) in edges
+    assert not any(t == "DEFINES" and b == "shop.Order.Total" and a == "shop.Order" for a, t, b, _ in edges)
+
+
+def test_aliases_dot_and_blank_imports_package_variables_and_external_modules():
+    edges = _edges(
+        {
+            "store/store.go": (
+                "package store\n\ntype DB struct{}\n\nfunc (d *DB) Get(k string) string { return k }\n\n"
+                "func Open() *DB { return &DB{} }\n\nvar Default = Open()\n"
+            ),
+            "api/api.go": (
+                'package api\n\nimport (\n\tdb "example.com/app/store"\n\t_ "example.com/app/metrics"\n'
+                '\t"github.com/go-chi/chi/v5"\n)\n\n'
+                'func Handle() string {\n\tr := chi.NewRouter()\n\tr.Get()\n\treturn db.Default.Get("x")\n}\n'
+            ),
+            "metrics/metrics.go": "package metrics\n",
+        }
+    )
+    assert ("api.Handle", "CALLS", "store.DB.Get", True) in edges  # through a package variable's type
+    assert ("api.Handle", "CALLS", "github.com/go-chi/chi/v5.NewRouter", False) in edges  # chi, not v5
+    assert ("api", "IMPORTS", "store", True) in edges
+    assert ("api", "IMPORTS", "metrics", True) in edges  # a blank import binds no name, but imports
+    assert ("api.Handle", "CALLS", "github.com/go-chi/chi/v5.NewRouter().Get", False) in edges  # a library's value
+
+
+def test_interfaces_embed_and_types_satisfy_them_by_method_set():
+    edges = _edges(
+        {
+            "io2/io.go": (
+                "package io2\n\ntype Reader interface { Read(p []byte) (int, error) }\n"
+                "type Closer interface { Close() error }\n"
+                "type ReadCloser interface {\n\tReader\n\tCloser\n}\n\n"
+                "type File struct{}\n\nfunc (f *File) Read(p []byte) (int, error) { return 0, nil }\n"
+                "func (f *File) Close() error { return nil }\n\n"
+                "type Pipe struct{}\n\nfunc (p Pipe) Read() int { return 0 }\n"
+                "func (p Pipe) Close() error { return nil }\n\n"
+                "func Use(rc ReadCloser) { rc.Close() }\n"
+            )
+        }
+    )
+    implements = {(a, b) for a, t, b, _ in edges if t == "IMPLEMENTS"}
+    # Pipe.Read takes no parameter: it covers Closer only.
+    assert implements == {
+        ("io2.File", "io2.Reader"),
+        ("io2.File", "io2.Closer"),
+        ("io2.File", "io2.ReadCloser"),
+        ("io2.Pipe", "io2.Closer"),
+    }
+    assert ("io2.ReadCloser", "INHERITS_FROM", "io2.Reader", True) in edges
+    assert ("io2.Use", "CALLS", "io2.Closer.Close", True) in edges  # promoted from the embedded interface
+
+
+def test_calls_through_results_fields_and_unknown_receivers():
+    edges = _edges(
+        {
+            "svc/svc.go": (
+                "package svc\n\ntype Client struct{ base string }\n\nfunc (c *Client) Send() error { return nil }\n\n"
+                "func Dial() (*Client, error) { return &Client{}, nil }\n\n"
+                "type Svc struct{ client *Client }\n\n"
+                "func (s *Svc) Run(x interface{ Send() error }) {\n"
+                "\ts.client.Send()\n\tc, _ := Dial()\n\tc.Send()\n\tDialOnly().Send()\n\tx.Send()\n\tunknown.Frobnicate()\n}\n\n"
+                "func DialOnly() *Client { return nil }\n"
+            )
+        }
+    )
+    calls = {(b, ok) for a, t, b, ok in edges if t == "CALLS" and a == "svc.Svc.Run"}
+    assert ("svc.Client.Send", True) in calls
+    assert ("svc.DialOnly", True) in calls
+    # An anonymous interface's method: named in the repository, so not external, but unresolved.
+    assert ("x.Send", False) in calls
+    assert ("unknown.Frobnicate", False) in calls
+
+
+@pytest.mark.parametrize(
+    ("path", "support", "generated"),
+    [
+        ("internal/orders/service_test.go", True, False),
+        ("internal/testdata/sample.go", True, False),
+        ("api/v1/orders.pb.go", False, True),
+        ("internal/orders/status_string.go", False, True),
+        ("pkg/apis/zz_generated.deepcopy.go", False, True),
+        ("internal/orders/service.go", False, False),
+    ],
+)
+def test_conventions(path, support, generated):
+    assert is_support_file(path) is support
+    assert is_generated_file(path) is generated
+
+
+def test_package_names_and_docs():
+    assert _package_name("github.com/go-chi/chi/v5") == "chi"
+    assert _package_name("gopkg.in/yaml.v3") == "yaml"
+    assert _package_name("example.com/app/internal/orders") == "orders"
+    assert module_name("main.go") == "" and module_name("cmd/shop/main.go") == "cmd/shop"
+    assert (
+        clean_docstring("// Order is what a customer buys.\n// It has lines.")
+        == "Order is what a customer buys.\nIt has lines."
+    )
