@@ -35,6 +35,10 @@ from branchgraph.ingest.subgraphs import ParsedSource, SubgraphEmitter, Target
 
 _IDENTIFIER = r"[A-Za-z_]\w*"
 _DOTTED = re.compile(rf"^{_IDENTIFIER}(\.{_IDENTIFIER})*$")
+# `cmd.Commands()`: what a call gives (ranged over: `for _, c := range cmd.Commands()`).
+_CALLED = re.compile(r"^([A-Za-z_][\w.]*)(?:\[[^\]]*\])?\(.*\)$")
+# `T{...}.m`, `(T{...}).m`: a method of a composite literal's type.
+_COMPOSITE = re.compile(rf"^\(?&?([A-Za-z_][\w.]*)\{{.*\}}\)?\.({_IDENTIFIER}(?:\.{_IDENTIFIER})*)$")
 # `build(x).Send`, `svc.Get(id).Total`: an attribute of what a call returns.
 _CONSTRUCTED = re.compile(rf"^([A-Za-z_][\w.]*)(?:\[[^\]]*\])?\(.*\)\.({_IDENTIFIER}(?:\.{_IDENTIFIER})*)$")
 _TYPE_NAME = re.compile(rf"{_IDENTIFIER}(?:\.{_IDENTIFIER})?")
@@ -121,7 +125,7 @@ class GoResolver(Resolver):
             if ref.kind in ("param_type", "receiver") and ref.param:
                 self._bind(f.path, ref.scope, ref.param, ("annotated", ref.raw, None))
             elif ref.kind == "return_type":
-                self.return_types[(f.path, ref.scope)] = ref.raw
+                self.return_types.setdefault((f.path, ref.scope), ref.raw)  # the first result
             elif ref.kind == "base":
                 self._base_refs.setdefault((f.path, ref.scope), []).append((ref.raw, ref.line))
 
@@ -211,6 +215,7 @@ class GoResolver(Resolver):
         declared = self.return_types.get((symbol.file.path, symbol.index))
         if declared is None:
             return None
+        # A slice result stays a slice (its elements are what a range gives).
         return self._instance_of(self._resolve_type(symbol.file.path, _first_result(declared), None))
 
     def _lookup(self, path: str, scope: int | None, name: str) -> _Value:
@@ -282,12 +287,21 @@ class GoResolver(Resolver):
     def _resolve_dotted(self, path: str, scope: int | None, raw: str) -> _Value:
         """Resolve a callee or an expression as written in ``scope`` of ``path``."""
         raw = _GENERIC_ARGS.sub("", raw.strip()).removeprefix("&").removeprefix("*")
+        composite = _COMPOSITE.match(raw)
+        if composite:
+            value = self._instance_of(self._resolve_type(path, composite.group(1), scope))
+            for attr in composite.group(2).split("."):
+                value = self._member(value, attr) if value is not None else None
+            return value
         constructed = _CONSTRUCTED.match(raw)
         if constructed:
             value = self._call_result(self._resolve_dotted(path, scope, constructed.group(1)))
             for attr in constructed.group(2).split("."):
                 value = self._member(value, attr) if value is not None else None
             return value
+        called = _CALLED.match(raw)
+        if called:
+            return self._call_result(self._resolve_dotted(path, scope, called.group(1)))
         if not _DOTTED.match(raw):
             return None
         head, *rest = raw.split(".")

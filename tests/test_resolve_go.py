@@ -163,3 +163,24 @@ def test_package_names_and_docs():
         clean_docstring("// Order is what a customer buys.\n// It has lines.")
         == "Order is what a customer buys.\nIt has lines."
     )
+
+
+def test_closures_assertions_composite_receivers_and_ranges_over_results():
+    edges = _edges(
+        {
+            "web/web.go": (
+                "package web\n\ntype Context struct{}\n\nfunc (c *Context) JSON(v any) {}\n\n"
+                "type Cmd struct{ subs []*Cmd }\n\nfunc (c *Cmd) Commands() []*Cmd { return c.subs }\n"
+                'func (c *Cmd) Name() string { return "" }\n\n'
+                "type binding struct{}\n\nfunc (binding) Bind() error { return nil }\n\n"
+                "func Handle(register func(any), pool interface{ Get() any }, root *Cmd) {\n"
+                "\tregister(func(c *Context) { c.JSON(nil) })\n"
+                "\tctx := pool.Get().(*Context)\n\tctx.JSON(1)\n"
+                "\tbinding{}.Bind()\n"
+                "\tfor _, sub := range root.Commands() {\n\t\tsub.Name()\n\t}\n}\n"
+            )
+        }
+    )
+    calls = {b for a, t, b, ok in edges if t == "CALLS" and a == "web.Handle" and ok}
+    assert {"web.Context.JSON", "web.binding.Bind", "web.Cmd.Commands", "web.Cmd.Name"} <= calls
+    assert ("web.Handle", "PARAM_TYPE", "web.Context", True) not in edges  # the closure's parameter, not Handle's

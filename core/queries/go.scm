@@ -10,7 +10,8 @@
 (method_elem name: (field_identifier) @name) @definition.function
 
 ; ----- uses: calls and composite literals (a struct built: its constructor)
-(call_expression function: (_) @reference.call)
+; (A call of a function literal or a parenthesized conversion such as `(*T)(x)` names nothing.)
+(call_expression function: [(identifier) (selector_expression) (index_expression) (generic_type)] @reference.call)
 (composite_literal type: [(type_identifier) (qualified_type) (generic_type)] @reference.call)
 
 ; Embedding: a struct's anonymous field, an interface's embedded interface.
@@ -21,9 +22,13 @@
 (function_declaration parameters: (parameter_list (parameter_declaration name: (identifier)? @param type: (_) @reference.param_type)))
 (method_declaration parameters: (parameter_list (parameter_declaration name: (identifier)? @param type: (_) @reference.param_type)))
 (method_elem parameters: (parameter_list (parameter_declaration name: (identifier)? @param type: (_) @reference.param_type)))
-(function_declaration result: (_) @reference.return_type)
-(method_declaration result: (_) @reference.return_type)
-(method_elem result: (_) @reference.return_type)
+; A result list's types, named results (`(n int, err error)`) or not; else the one result type.
+(function_declaration result: (parameter_list (parameter_declaration type: (_) @reference.return_type)))
+(method_declaration result: (parameter_list (parameter_declaration type: (_) @reference.return_type)))
+(method_elem result: (parameter_list (parameter_declaration type: (_) @reference.return_type)))
+(function_declaration result: (_) @reference.return_type (#not-match? @reference.return_type "^[(]"))
+(method_declaration result: (_) @reference.return_type (#not-match? @reference.return_type "^[(]"))
+(method_elem result: (_) @reference.return_type (#not-match? @reference.return_type "^[(]"))
 
 ; ----- documentation: the comment lines right before a declaration
 ((comment)+ @doc . [(function_declaration) (method_declaration) (type_declaration)] @documented)
@@ -42,7 +47,12 @@
 (var_spec name: (identifier) @assign.name !type value: (expression_list . (call_expression function: (_) @assign.value)))
 (var_spec name: (identifier) @assign.name !type
   value: (expression_list . (unary_expression operand: (composite_literal type: (_) @assign.value))))
+(short_var_declaration left: (expression_list . (identifier) @assign.name)
+  right: (expression_list . (type_assertion_expression type: (_) @assign.type)))
 (field_declaration name: (field_identifier) @assign.name type: (_) @assign.type)
+; A function literal's typed parameters (`func(c *Context) { c.JSON(...) }`) are names of the
+; function around it: the literal is no definition of its own.
+(func_literal parameters: (parameter_list (parameter_declaration name: (identifier) @assign.name type: (_) @assign.type)))
 ; `for _, line := range o.Lines`: an element of what is ranged over
 (range_clause left: (expression_list (_) (identifier) @assign.name) right: (_) @assign.elements)
 

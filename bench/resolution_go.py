@@ -1,0 +1,110 @@
+"""Go resolution measured against Go's own type checker, on real modules.
+
+    python bench/resolution_go.py --source gin=/path/to/gin.git [--source NAME=GIT_DIR ...] [--sample 10]
+
+Each source is cloned at its default branch's tip, its dependencies downloaded (``go mod
+download``: the Go module proxy), and two call graphs built over the same files: go/types'
+(``tests/fixtures/goedges``: calls and composite literals inside function and method
+bodies, struct embedding, interface satisfaction between the module's own types) and
+branchgraph's (the resolver in process, no stores). Scored by distinct (source, type,
+target) edges of the module's own symbols: precision (branchgraph's edges the checker also
+sees) and recall (the checker's edges branchgraph finds), with the unresolved rate beside
+them and a sample of each kind of disagreement to read. Needs the Go toolchain; figures are
+printed, never asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import subprocess
+import sys
+import tempfile
+from collections import Counter
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "tests"))
+
+from graph_view import resolve_sources  # noqa: E402
+
+from branchgraph.core.languages import is_project_file, language_for_path  # noqa: E402
+
+TYPES = ("CALLS", "INHERITS_FROM", "IMPLEMENTS")
+CODE_LABELS = ("Function", "Method")
+
+
+def checker_edges(root: Path, binary: Path) -> set[tuple[str, str, str]]:
+    subprocess.run(["go", "mod", "download"], cwd=root, check=True)
+    return {tuple(e) for e in json.loads(subprocess.check_output([str(binary), "."], cwd=root))}
+
+
+def branchgraph_edges(root: Path) -> tuple[set[tuple[str, str, str]], float, int]:
+    sources = {
+        str(p.relative_to(root)): p.read_bytes()
+        for p in root.rglob("*")
+        if p.is_file() and ".git" not in p.parts and (language_for_path(str(p)) or is_project_file(p.name))
+    }
+    sources = {path: data for path, data in sources.items() if path.endswith(".go") or path.endswith("go.mod")}
+    graph = resolve_sources(sources, root.name)
+    nodes = {n.id: n for s in graph for n in [*s.nodes, *s.unresolved]}
+    edges, resolved, unresolved = set(), 0, 0
+    for s in graph:
+        for e in s.edges:
+            if e.type in ("CALLS", "IMPORTS", "INHERITS_FROM", "PARAM_TYPE", "RETURNS_TYPE"):
+                if e.resolved:
+                    resolved += 1
+                elif nodes[e.dst].props["reason"] == "unresolved":
+                    unresolved += 1
+            if not e.resolved or e.type not in TYPES:
+                continue
+            source = nodes[e.src]
+            # The checker reads calls inside function and method bodies only.
+            if e.type == "CALLS" and source.label not in CODE_LABELS:
+                continue
+            edges.add((source.props["qualname"], e.type, nodes[e.dst].props["qualname"]))
+    rate = unresolved / (resolved + unresolved) if resolved + unresolved else 0.0
+    return edges, rate, len([p for p in sources if p.endswith(".go")])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--source", action="append", default=[], help="NAME=GIT_DIR (repeatable)")
+    parser.add_argument("--sample", type=int, default=10, help="disagreements shown per kind")
+    args = parser.parse_args()
+    scratch = Path(tempfile.mkdtemp(prefix="branchgraph-resolution-go-"))
+    binary = scratch / "goedges"
+    subprocess.run(["go", "build", "-o", str(binary), "."], cwd=HERE.parent / "tests/fixtures/goedges", check=True)
+    random.seed(7)
+    for spec in args.source:
+        name, _, git_dir = spec.partition("=")
+        root = scratch / name
+        subprocess.run(["git", "clone", "-q", git_dir, str(root)], check=True)
+        commit = subprocess.check_output(["git", "rev-parse", "--short", "HEAD"], cwd=root, text=True).strip()
+        truth = checker_edges(root, binary)
+        found, rate, files = branchgraph_edges(root)
+        both = truth & found
+        print(f"{name} @ {commit}: {files} Go files, unresolved rate {rate:.1%}")
+        for edge_type in TYPES:
+            t = {e for e in truth if e[1] == edge_type}
+            f = {e for e in found if e[1] == edge_type}
+            hit = len(t & f)
+            precision = hit / len(f) if f else 1.0
+            recall = hit / len(t) if t else 1.0
+            print(
+                f"  {edge_type:14} checker {len(t):5}  branchgraph {len(f):5}  precision {precision:.3f}  recall {recall:.3f}"
+            )
+        print(
+            f"  all            precision {len(both) / max(len(found), 1):.3f}  recall {len(both) / max(len(truth), 1):.3f}"
+        )
+        missed = Counter(e[1] for e in truth - found)
+        extra = Counter(e[1] for e in found - truth)
+        print(f"  missed by type {dict(missed)}; not seen by the checker {dict(extra)}")
+        for title, edges in (("missed", truth - found), ("not seen by the checker", found - truth)):
+            for edge in random.sample(sorted(edges), min(args.sample, len(edges))):
+                print(f"    {title}: {edge}")
+
+
+if __name__ == "__main__":
+    main()
