@@ -445,11 +445,15 @@ class GoResolver(Resolver):
         self, out: SubgraphEmitter, path: str, source: Target, edge_type: str, raw: str, line: int, value: _Value
     ) -> Edge:
         external = value.name if isinstance(value, _Ext) else None
-        return out.reference(path, source, edge_type, raw, line, self._target(value, edge_type), external=external)
+        # Calling a value (a parameter or field of a function type such as `next HandlerFunc`)
+        # runs whatever function it holds: decided at run time, not a call of the type.
+        dynamic = edge_type == "CALLS" and isinstance(value, _Inst)
+        target = self._target(value, edge_type)
+        return out.reference(path, source, edge_type, raw, line, target, external=external, dynamic=dynamic)
 
     @staticmethod
     def _target(value: _Value, edge_type: str) -> Target | None:
-        if isinstance(value, (_Sym, _Inst)) and value.symbol.label in _TARGET_LABELS[edge_type]:
+        if isinstance(value, _Sym) and value.symbol.label in _TARGET_LABELS[edge_type]:
             return Target(value.symbol.id, value.symbol.label)
         return None
 

@@ -100,16 +100,18 @@ class SubgraphEmitter:
         target: Target | None,
         *,
         external: str | None = None,
+        dynamic: bool = False,
     ) -> Edge:
         """An edge from ``source`` to what ``raw`` (written at ``line`` of ``path``) resolved
         to; with no target, a dangling edge to an ``Unresolved`` node: ``external`` names the
         library symbol when the reference leaves the repository, else the reason is
-        ``unresolved`` and the raw text is kept."""
+        ``unresolved`` (``dynamic`` when what runs is a value decided at run time, such as a
+        function-typed variable) and the raw text is kept."""
         graph = self._graphs[path]
         if target is not None:
             edge = Edge(source.id, source.label, edge_type, target.id, target.label, raw=raw, line=line)
         else:
-            reason = REASON_EXTERNAL if external is not None else REASON_UNRESOLVED
+            reason = REASON_EXTERNAL if external is not None else REASON_DYNAMIC if dynamic else REASON_UNRESOLVED
             unresolved = self._unresolved_node(external if external is not None else raw, reason)
             graph.unresolved.append(unresolved)
             edge = Edge(
