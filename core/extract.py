@@ -11,6 +11,7 @@ import bisect
 import json
 import multiprocessing
 import os
+import re
 import zlib
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
@@ -24,7 +25,7 @@ from branchgraph.core.languages import language_named, new_parser, tag_query, ts
 from branchgraph.core.model import content_hash
 
 # Bumped whenever extraction output changes, so caches keyed by blob SHA are invalidated.
-EXTRACTOR_VERSION = 10
+EXTRACTOR_VERSION = 11
 
 _MAX_RAW = 200
 # A call site keeps this many arguments: a route's path and handlers, a client's URL and options.
@@ -42,6 +43,8 @@ _SELF_NAMES = frozenset({"self", "this"})
 # Nodes a broad capture such as `(argument_list (_) @reference.base)` may hit that name nothing.
 _NOT_REFERENCES = frozenset({"keyword_argument", "comment", "list_splat", "dictionary_splat"})
 _NOT_ARGUMENTS = frozenset({"comment"})
+# A receiver's type without its pointer and type arguments: `*Page[T]` -> `Page`.
+_RECEIVER_TYPE = re.compile(r"\[.*\]$")
 
 
 @dataclass(slots=True)
@@ -59,6 +62,8 @@ class Definition:
     signature: str = ""
     docstring: str = ""
     decorators: list[str] = field(default_factory=list)
+    # The type a method belongs to when it is not written inside it (a Go method's receiver).
+    receiver: str | None = None
 
 
 @dataclass(slots=True)
@@ -345,6 +350,9 @@ def extract(language: str, data: bytes) -> ParsedFile:
                         node_type=node.type,
                     )
                 )
+    for ref in references:
+        if ref.kind == "receiver" and ref.scope is not None:
+            definitions[ref.scope].receiver = _RECEIVER_TYPE.sub("", ref.raw).strip().lstrip("*").strip()
     return ParsedFile(
         language=language,
         definitions=definitions,
@@ -389,13 +397,16 @@ _PARALLEL_MIN_FILES = 200
 
 
 def local_names(defs: list[Definition]) -> list[str]:
-    """Each definition's dotted name inside its file (``Class.method``), in order."""
+    """Each definition's dotted name inside its file (``Class.method``; a Go method is named
+    after its receiver type), in order."""
     names: list[str] = []
     for d in defs:
         parts, parent = [d.name], d.parent
         while parent is not None and len(parts) <= len(defs):  # bounded: a cycle would be a bug, not a hang
             parts.append(defs[parent].name)
             parent = defs[parent].parent
+        if d.receiver:
+            parts.append(d.receiver)
         names.append(".".join(reversed(parts)))
     return names
 

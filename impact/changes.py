@@ -166,6 +166,8 @@ def _innermost_holds(d: Definition, defs: list[Definition], lines: set[int]) -> 
 
 
 def _kind(d: Definition, defs: list[Definition]) -> str:
-    if d.kind == "class":
-        return "Class"
-    return "Method" if d.parent is not None and defs[d.parent].kind == "class" else "Function"
+    if d.kind in ("class", "interface"):
+        return "Interface" if d.kind == "interface" else "Class"
+    if d.receiver or (d.parent is not None and defs[d.parent].kind in ("class", "interface")):
+        return "Method"  # written in its class, or (Go) declared on a receiver type
+    return "Function"

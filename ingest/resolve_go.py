@@ -22,7 +22,7 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from branchgraph.core.extract import Assignment, Definition, Import
+from branchgraph.core.extract import Assignment, Definition, Import, local_names
 from branchgraph.core.languages.go import is_test_file, module_name
 from branchgraph.core.model import Edge, FileSubgraph, node_id
 from branchgraph.ingest.resolution import MAX_BASE_DEPTH, Binding, Resolver
@@ -95,13 +95,10 @@ class GoResolver(Resolver):
         package = module_name(f.path)
         self.file_ids[f.path] = node_id(self.repo, self.branch, f.path, "File", package)
         defs = f.parsed.definitions
-        receiver_of = {r.scope: _type_base(r.raw) for r in f.parsed.references if r.kind == "receiver"}
         seen: Counter[tuple[str, str]] = Counter()
-        for index, d in enumerate(defs):
-            receiver = receiver_of.get(index)
-            owner = defs[d.parent].name if d.parent is not None else receiver
+        for index, (d, local) in enumerate(zip(defs, local_names(defs), strict=True)):
+            receiver = d.receiver
             label = _label(d, defs, receiver)
-            local = f"{owner}.{d.name}" if owner else d.name
             qualname = f"{package}.{local}" if package else local
             ordinal = seen[(label, qualname)]
             seen[(label, qualname)] += 1
@@ -136,7 +133,7 @@ class GoResolver(Resolver):
             if ref.kind != "receiver" or ref.scope is None:
                 continue
             method = self.symbols[(f.path, ref.scope)]
-            type_name = _type_base(ref.raw)
+            type_name = method.definition.receiver or _type_base(ref.raw)
             self.methods.setdefault((package, type_name), {})[method.definition.name] = method
             receiver = self.package_names.get(package, {}).get(type_name)
             if receiver is not None and receiver.label == "Class":

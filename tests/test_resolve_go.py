@@ -184,3 +184,15 @@ def test_closures_assertions_composite_receivers_and_ranges_over_results():
     calls = {b for a, t, b, ok in edges if t == "CALLS" and a == "web.Handle" and ok}
     assert {"web.Context.JSON", "web.binding.Bind", "web.Cmd.Commands", "web.Cmd.Name"} <= calls
     assert ("web.Handle", "PARAM_TYPE", "web.Context", True) not in edges  # the closure's parameter, not Handle's
+
+
+def test_a_changed_go_method_is_named_after_its_receiver_type(goshop_sources, goshop_graph):
+    """impact maps a diff's hunks to qualnames the graph holds: a Go method's continues its type."""
+    from branchgraph.impact.changes import FileVersions, changed_symbols
+
+    path = "internal/orders/order.go"
+    old = goshop_sources[path]
+    new = old.replace(b"total += line.Subtotal()", b"total += line.Subtotal() + 0")
+    changed = changed_symbols([FileVersions(path, old, new)])
+    assert [(c.qualname, c.kind, c.change) for c in changed] == [("internal/orders.Order.Total", "Method", "modified")]
+    assert ("Method", "internal/orders.Order.Total") in symbols_of_subgraphs(goshop_graph)
