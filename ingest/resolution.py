@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from branchgraph.core.extract import Definition
-from branchgraph.core.model import FileSubgraph
+from branchgraph.core.model import Edge, FileSubgraph
 from branchgraph.ingest.subgraphs import ParsedSource, SubgraphEmitter, SymbolNode, Target
 
 
@@ -54,7 +54,14 @@ class External:
     name: str  # something outside the repository, by the name it is reached by
 
 
+@dataclass(frozen=True, slots=True)
+class Elements:
+    symbol: ResolvedSymbol  # an array or slice of this type's values (`OrderLine[]`, `[]Line`)
+
+
 Binding = tuple  # resolved lazily: (kind, payload...)
+
+_NAME = re.compile(r"[A-Za-z_$][\w$]*")
 
 # How deep a chain of base classes is followed (a cycle or a generated tower ends there).
 MAX_BASE_DEPTH = 25
@@ -95,6 +102,38 @@ class Resolver:
 
     # The labels whose members are looked up through their bases.
     TYPE_LABELS: tuple[str, ...] = ("Class",)
+
+    @staticmethod
+    def _instance_of(value: Any) -> Any:
+        """What a value declared with type ``value`` is: an instance of a class or interface;
+        an external type or a collection stays what it is."""
+        if isinstance(value, SymbolValue) and value.symbol.label in ("Class", "Interface"):
+            return Instance(value.symbol)
+        return value if isinstance(value, (External, Elements)) else None
+
+    def _element_of(self, path: str, scope: int | None, collection: str) -> Any:
+        """An element of the collection ``collection`` names (a callback's or a range's value)."""
+        found = self._resolve_dotted(path, scope, collection)
+        return Instance(found.symbol) if isinstance(found, Elements) else None
+
+    def _member(self, value: Any, attr: str) -> Any:
+        return self._memo(("member", value, attr), lambda: self._member_uncached(value, attr))
+
+    def _member_uncached(self, value: Any, attr: str) -> Any:
+        raise NotImplementedError
+
+    # Every name a definition or an instance attribute carries (filled by resolvers that use
+    # ``_leaves_repository``).
+    member_names: set[str]
+
+    def _leaves_repository(self, raw: str) -> bool:
+        """A member call (``x.toFixed()``) whose name no definition or attribute of the
+        repository carries cannot run code of the repository."""
+        raw = raw.replace("?.", ".")
+        if "." not in raw:
+            return False
+        attr = raw.rsplit(".", 1)[1]
+        return bool(_NAME.fullmatch(attr)) and attr not in self.member_names
 
     def _class_member(self, cls: ResolvedSymbol, attr: str, seen: set[str]) -> Any:
         """A member of a class (or interface): its own definitions, then its instance
@@ -217,6 +256,16 @@ class Resolver:
     def symbol_target(self, path: str, index: int) -> Target:
         symbol = self.symbols[(path, index)]
         return Target(symbol.id, symbol.label)
+
+    def _emit_tested_by(self, out: SubgraphEmitter, f: ParsedSource, scope: int, call: Edge) -> None:
+        """A test's call of a symbol that is no test: the symbol is ``TESTED_BY`` the test."""
+        test = self.symbols[(f.path, scope)]
+        target = self._by_id.get(call.dst)
+        if test.is_test and target is not None and not target.is_test:
+            out.tested_by(f.path, Target(target.id, target.label), Target(test.id, test.label), call.raw, call.line)
+
+    # Symbols by node id, filled once every file is indexed.
+    _by_id: dict[str, ResolvedSymbol]
 
     def _definer(self, symbol: ResolvedSymbol) -> Target | None:
         """Who defines ``symbol`` when that is not its lexical parent (None: the parent)."""

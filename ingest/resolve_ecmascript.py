@@ -28,7 +28,6 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 from branchgraph.core.extract import Assignment, Definition, Import
 from branchgraph.core.languages.ecmascript import module_name
@@ -36,6 +35,7 @@ from branchgraph.core.model import Edge, FileSubgraph, node_id
 from branchgraph.ingest.ecmascript_modules import External as ExternalModule
 from branchgraph.ingest.ecmascript_modules import ModuleMap
 from branchgraph.ingest.resolution import Binding, Resolver
+from branchgraph.ingest.resolution import Elements as _Elements
 from branchgraph.ingest.resolution import External as _Ext
 from branchgraph.ingest.resolution import Instance as _Inst
 from branchgraph.ingest.resolution import Module as _Mod
@@ -84,11 +84,6 @@ GLOBAL_NAMES = frozenset(
     context before after
     """.split()
 )
-
-
-@dataclass(frozen=True, slots=True)
-class _Elements:
-    symbol: _Symbol  # an array of this class's instances (`OrderLine[]`)
 
 
 _Value = _Mod | _Sym | _Inst | _Ext | _Elements | None  # _Mod names a module by its path
@@ -273,15 +268,8 @@ class EcmaScriptResolver(Resolver):
         if kind == "alias":  # `this.store = store`, `const css = context.css`
             return self._resolve_dotted(path, binding[2], binding[1])
         if kind == "element":  # `lines.map((line) => ...)`: an element of `lines`
-            array = self._resolve_dotted(path, binding[2], binding[1])
-            return _Inst(array.symbol) if isinstance(array, _Elements) else None
+            return self._element_of(path, binding[2], binding[1])
         raise AssertionError(f"unknown binding {binding!r}")
-
-    @staticmethod
-    def _instance_of(value: _Value) -> _Value:
-        if isinstance(value, _Sym) and value.symbol.label in ("Class", "Interface"):
-            return _Inst(value.symbol)
-        return value if isinstance(value, (_Ext, _Elements)) else None
 
     def _call_result(self, callee: _Value) -> _Value:
         """What calling (or ``new``-ing) ``callee`` gives: a class's instance, or a function's
@@ -328,9 +316,6 @@ class EcmaScriptResolver(Resolver):
         if binding is not None:
             return self._resolve_binding(path, binding)
         return _Ext(name) if name in GLOBAL_NAMES else None
-
-    def _member(self, value: _Value, attr: str) -> _Value:
-        return self._memo(("member", value, attr), lambda: self._member_uncached(value, attr))
 
     def _member_uncached(self, value: _Value, attr: str) -> _Value:
         if isinstance(value, _Ext):
@@ -493,15 +478,6 @@ class EcmaScriptResolver(Resolver):
     def _outer(f: ParsedSource, scope: int | None) -> int | None:
         return f.parsed.definitions[scope].parent if scope is not None else None
 
-    def _leaves_repository(self, raw: str) -> bool:
-        """A member call (``x.toFixed()``) whose name no definition or attribute of the
-        repository carries cannot run code of the repository."""
-        raw = raw.replace("?.", ".")
-        if "." not in raw:
-            return False
-        attr = raw.rsplit(".", 1)[1]
-        return bool(_NAME.fullmatch(attr)) and attr not in self.member_names
-
     def _emit_import(self, out: SubgraphEmitter, f: ParsedSource, file_target: Target, imp: Import) -> None:
         module = self._module(f.path, imp.module)
         raw = imp.module if imp.name in (None, "*") else f"{imp.module}:{imp.name}"
@@ -527,12 +503,6 @@ class EcmaScriptResolver(Resolver):
         if isinstance(value, _Mod) and "File" in labels:
             return Target(self.file_ids[value.name], "File")
         return None
-
-    def _emit_tested_by(self, out: SubgraphEmitter, f: ParsedSource, scope: int, call: Edge) -> None:
-        test = self.symbols[(f.path, scope)]
-        target = self._by_id.get(call.dst)
-        if test.is_test and target is not None and not target.is_test:
-            out.tested_by(f.path, Target(target.id, target.label), Target(test.id, test.label), call.raw, call.line)
 
 
 _TARGET_LABELS = {

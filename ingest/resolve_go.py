@@ -20,12 +20,12 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 from branchgraph.core.extract import Assignment, Definition, Import, local_names
 from branchgraph.core.languages.go import is_test_file, module_name
 from branchgraph.core.model import Edge, FileSubgraph, node_id
 from branchgraph.ingest.resolution import MAX_BASE_DEPTH, Binding, Resolver
+from branchgraph.ingest.resolution import Elements as _Elements
 from branchgraph.ingest.resolution import External as _Ext
 from branchgraph.ingest.resolution import Instance as _Inst
 from branchgraph.ingest.resolution import Module as _Mod
@@ -54,11 +54,6 @@ PREDECLARED = frozenset(
     """.split()
 )
 _TYPE_KEYWORDS = frozenset({"map", "chan", "func", "struct", "interface"})
-
-
-@dataclass(frozen=True, slots=True)
-class _Elements:
-    symbol: _Symbol  # a slice or array of this type's values (`[]Line`)
 
 
 _Value = _Mod | _Sym | _Inst | _Ext | _Elements | None  # _Mod names a package by its directory
@@ -188,16 +183,9 @@ class GoResolver(Resolver):
             return self._instance_of(self._resolve_type(path, binding[1], binding[2]))
         if kind == "call_result":
             return self._call_result(self._resolve_dotted(path, binding[2], binding[1]))
-        if kind == "element":
-            ranged = self._resolve_dotted(path, binding[2], binding[1])
-            return _Inst(ranged.symbol) if isinstance(ranged, _Elements) else None
+        if kind == "element":  # `for _, line := range o.Lines`
+            return self._element_of(path, binding[2], binding[1])
         raise AssertionError(f"unknown binding {binding!r}")
-
-    @staticmethod
-    def _instance_of(value: _Value) -> _Value:
-        if isinstance(value, _Sym) and value.symbol.label in ("Class", "Interface"):
-            return _Inst(value.symbol)
-        return value if isinstance(value, (_Ext, _Elements)) else None
 
     def _call_result(self, callee: _Value) -> _Value:
         """What a call gives: a type's value (a composite literal or a conversion), or the
@@ -242,9 +230,6 @@ class GoResolver(Resolver):
         if variable is not None:
             return self._memo(("var", package, name), lambda: self._resolve_binding(*variable))
         return None
-
-    def _member(self, value: _Value, attr: str) -> _Value:
-        return self._memo(("member", value, attr), lambda: self._member_uncached(value, attr))
 
     def _member_uncached(self, value: _Value, attr: str) -> _Value:
         if isinstance(value, _Ext):
@@ -420,13 +405,6 @@ class GoResolver(Resolver):
             found[name] = _arity(method.definition)
         return found
 
-    def _leaves_repository(self, raw: str) -> bool:
-        """A selector call whose name no definition or field of the repository carries."""
-        if "." not in raw:
-            return False
-        attr = raw.rsplit(".", 1)[1]
-        return bool(re.fullmatch(_IDENTIFIER, attr)) and attr not in self.member_names
-
     def _emit_import(self, out: SubgraphEmitter, f: ParsedSource, file_target: Target, imp: Import) -> None:
         """An import is of a package: an edge to each of its files (tests aside)."""
         package = self._package_of_import(imp.module)
@@ -453,12 +431,6 @@ class GoResolver(Resolver):
         if isinstance(value, _Sym) and value.symbol.label in _TARGET_LABELS[edge_type]:
             return Target(value.symbol.id, value.symbol.label)
         return None
-
-    def _emit_tested_by(self, out: SubgraphEmitter, f: ParsedSource, scope: int, call: Edge) -> None:
-        test = self.symbols[(f.path, scope)]
-        target = self._by_id.get(call.dst)
-        if test.is_test and target is not None and not target.is_test:
-            out.tested_by(f.path, Target(target.id, target.label), Target(test.id, test.label), call.raw, call.line)
 
 
 _TARGET_LABELS = {

@@ -324,9 +324,6 @@ class PythonResolver(Resolver):
                     return value
         return None
 
-    def _member(self, value: _Value, attr: str) -> _Value:
-        return self._memo(("member", value, attr), lambda: self._member_uncached(value, attr))
-
     def _member_uncached(self, value: _Value, attr: str) -> _Value:
         if isinstance(value, _Ext):
             return _Ext(f"{value.name}.{attr}")
