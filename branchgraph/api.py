@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -24,6 +24,8 @@ from branchgraph.doctor import Check, run_checks
 from branchgraph.graph.embedded_postgres import embedded_postgres_status, stop_embedded_postgres
 from branchgraph.graph.managed_neo4j import locked_jars, managed_server, start_managed_neo4j, stop_managed_neo4j
 from branchgraph.graph.named_queries import NamedQuery, named_queries
+from branchgraph.graph.neo4j_store import Neo4jGraphStore as GraphStore
+from branchgraph.graph.pgstore import PgStore
 from branchgraph.graph.protocols import (
     DEFAULT_QUERY_TIMEOUT_S,
     DEFAULT_ROW_LIMIT,
@@ -31,6 +33,7 @@ from branchgraph.graph.protocols import (
     BranchRecord,
     GraphReader,
     IndexState,
+    PushState,
 )
 from branchgraph.impact.analysis import ImpactReport, analyze
 from branchgraph.impact.branch_diff import BranchDiff, diff_branches
@@ -90,6 +93,7 @@ __all__ = [
     "Config",
     "ContextResult",
     "Finding",
+    "Indexer",
     "IngestSummary",
     "NamedQuery",
     "Progress",
@@ -139,6 +143,12 @@ class BranchStatus:
     # Set when the two stores disagree (the graph lost the branch or some files, or holds a
     # branch PostgreSQL has no record of): the next ingest of the branch repairs it.
     problem: str | None = None
+    # From the push log, for branches a git server reports by webhook (`serve`, `worker`).
+    last_push_at: str | None = None
+    indexed_after_push_s: float | None = None  # push-to-indexed time of the newest indexed push
+    pending_pushes: int = 0  # pushes no ingest has covered yet
+    pending_commits: int = 0
+    waiting_s: float | None = None  # how long the oldest of them has waited
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -177,6 +187,7 @@ def ingest(
     base: str | None = None,
     full: bool = False,
     wait_for_lock: bool = True,
+    name: str | None = None,
     config: Config | None = None,
     progress: Progress | None = None,
 ) -> IngestSummary:
@@ -185,11 +196,18 @@ def ingest(
     An indexed branch is updated incrementally; a new one is cloned from the nearest indexed
     branch (or ``base``) when cheaper; ``full`` re-parses and rewrites every file. With
     ``wait_for_lock`` False, a concurrent ingest of the same branch raises ``IngestLocked``.
+    ``name`` is the key the repository is stored under (default: its folder's name).
     """
     root, config = _root_and_config(path, config)
     # Stores first: a dead database fails at once, before a model is loaded or built.
     options = IngestOptions(
-        branch=branch, rev=rev, base=base, full=full, wait_for_lock=wait_for_lock, max_file_bytes=config.max_file_bytes
+        branch=branch,
+        rev=rev,
+        base=base,
+        full=full,
+        wait_for_lock=wait_for_lock,
+        max_file_bytes=config.max_file_bytes,
+        repo_name=name,
     )
     with open_pg_store(config, root) as pg, open_graph_store(config, root, progress) as graph:
         return ingest_branch(root, IngestStores(graph, pg, _embedder(config)), options, progress)
@@ -241,12 +259,13 @@ def status(path: str | Path = ".", *, config: Config | None = None) -> list[Bran
         return _statuses(root, graph, pg)
 
 
-def _statuses(root: Path, graph: GraphReader, pg: IndexState) -> list[BranchStatus]:
+def _statuses(root: Path, graph: GraphReader, pg: PgStore) -> list[BranchStatus]:
     repo = git.open_repo(root)
     now = datetime.now(UTC)
     out = []
     name = _key(root, repo, pg)
     in_graph = graph.branch_file_counts(name)
+    pushes = pg.push_states(name)
     for r in pg.branches(name):
         head = git.branch_head(repo, r.branch)
         out.append(
@@ -262,6 +281,7 @@ def _statuses(root: Path, graph: GraphReader, pg: IndexState) -> list[BranchStat
                 counts=r.counts,
                 unresolved_rate=r.unresolved_rate,
                 problem=_disagreement(r.branch, r.counts.get("files", 0), in_graph.pop(r.branch, 0)),
+                **_push_fields(pushes.pop(r.branch, None), now),
             )
         )
     for branch, files in sorted(in_graph.items()):
@@ -281,9 +301,40 @@ def _statuses(root: Path, graph: GraphReader, pg: IndexState) -> list[BranchStat
                     f"the graph holds {files} files of this branch but PostgreSQL has no record of it (an ingest "
                     f"running or crashed, or a store restored apart): `branchgraph ingest --branch {branch}` repairs it"
                 ),
+                **_push_fields(pushes.pop(branch, None), now),
+            )
+        )
+    for branch, state in sorted(pushes.items()):  # pushed, not indexed yet
+        out.append(
+            BranchStatus(
+                repo=name,
+                branch=branch,
+                indexed_commit="",
+                indexed_at="",
+                age_seconds=0.0,
+                head_commit=git.branch_head(repo, branch),
+                behind_commits=None,
+                embedder="",
+                counts={},
+                unresolved_rate=None,
+                **_push_fields(state, now),
             )
         )
     return out
+
+
+def _push_fields(state: PushState | None, now: datetime) -> dict[str, Any]:
+    if state is None:
+        return {}
+    return {
+        "last_push_at": state.last_push_at.isoformat(),
+        "indexed_after_push_s": None if state.last_lag_s is None else round(state.last_lag_s, 1),
+        "pending_pushes": state.pending_pushes,
+        "pending_commits": state.pending_commits,
+        "waiting_s": None
+        if state.oldest_pending_at is None
+        else round((now - state.oldest_pending_at).total_seconds(), 1),
+    }
 
 
 def _disagreement(branch: str, recorded: int, stored: int) -> str | None:
@@ -304,13 +355,21 @@ class Workspace:
     files outside an indexed repository.
     """
 
-    def __init__(self, path: str | Path = ".", *, config: Config | None = None):
-        self.root, self.config = _root_and_config(path, config)
+    def __init__(self, path: str | Path | None = ".", *, config: Config | None = None):
+        # No path: a server of a worker workspace (``serve --workspace``), with no repository of
+        # its own; every request names one among the indexed ones.
+        self.root: Path | None
+        if path is None:
+            self.root, self.config = None, config or Config.load()
+            anchor = Path(self.config.workspace_dir or ".")
+        else:
+            self.root, self.config = _root_and_config(path, config)
+            anchor = self.root
         # Stores first: a dead database fails at once, before a model is loaded. PostgreSQL
         # before Neo4j: a bad database URL fails in a second, before a managed Neo4j starts.
-        self.pg = open_pg_store(self.config, self.root)
+        self.pg = open_pg_store(self.config, anchor)
         try:
-            self.graph = open_graph_store(self.config, self.root)
+            self.graph = open_graph_store(self.config, anchor)
         except BaseException:
             self.pg.close()
             raise
@@ -368,15 +427,22 @@ class Workspace:
         """Indexed repository key -> its path."""
         records = self.pg.branches()
         known = {r.repo: Path(r.repo_path) for r in records}
-        known.setdefault(repo_key(self.root, self._git(self.root), records), self.root)
+        if self.root is not None:
+            known.setdefault(repo_key(self.root, self._git(self.root), records), self.root)
         return known
 
     def resolve_repo(self, repo: str | None) -> Path:
         """The root of an indexed repository named by key, folder name or path (None: the
         workspace's). A folder name two indexed repositories share is refused as ambiguous."""
-        if repo is None:
+        if repo is None and self.root is not None:
             return self.root
         known = self.repositories()
+        if repo is None:
+            if len(known) == 1:
+                return next(iter(known.values()))
+            raise NotIndexed(
+                "no repository is indexed here yet" if not known else "this server holds several repositories: name one"
+            )
         named = sorted(key for key, root in known.items() if repo_name_for(root) == repo or key == repo)
         if len(named) > 1:
             raise AmbiguousRepository(
@@ -548,6 +614,53 @@ class Workspace:
         return _statuses(self.resolve_repo(repo), self.graph, self.pg)
 
 
+class Indexer:
+    """Open stores and a loaded embedder kept for many ingests: a worker holds one and runs
+    its jobs on it, from several threads at once (the stores pool their connections)."""
+
+    def __init__(self, config: Config, root: Path):
+        self.config, self.root = config, root
+        self.pg = open_pg_store(config, root)
+        try:
+            self.graph = open_graph_store(config, root)
+        except BaseException:
+            self.pg.close()
+            raise
+        self._embedder_lock = threading.Lock()
+        self._embedder: Embedder | None = None
+        self._embedder_loaded = False
+
+    def close(self) -> None:
+        self.graph.close()
+        self.pg.close()
+
+    def __enter__(self) -> Indexer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def embedder(self) -> Embedder | None:
+        with self._embedder_lock:
+            if not self._embedder_loaded:
+                self._embedder = _embedder(self.config)
+                self._embedder_loaded = True
+        return self._embedder
+
+    def ingest(self, path: Path, *, branch: str, name: str, progress: Progress | None = None) -> IngestSummary:
+        """Index the tip of ``branch`` of the repository at ``path`` under the key ``name``."""
+        options = IngestOptions(branch=branch, repo_name=name, max_file_bytes=self.config.max_file_bytes)
+        return ingest_branch(path, IngestStores(self.graph, self.pg, self.embedder), options, progress)
+
+    def drop(self, name: str, branch: str) -> int:
+        """Drop one branch of the repository stored as ``name``; the graph nodes deleted."""
+        return drop_branch_with(self.graph, self.pg, name, branch)
+
+    def prune(self, path: Path, name: str, *, older_than: timedelta, keep: Collection[str]) -> list[PrunedBranch]:
+        return prune_with(self.graph, self.pg, path, older_than=older_than, deleted=True, keep=keep, name=name)
+
+
 @dataclass
 class _BranchSession:
     root: Path
@@ -650,33 +763,63 @@ def prune(
     older_than: timedelta | None = None,
     deleted: bool = False,
     dry_run: bool = False,
+    keep: Collection[str] = (),
     config: Config | None = None,
 ) -> list[PrunedBranch]:
     """Drop indexed branches that git no longer has (``deleted``) or that were not indexed for
-    longer than ``older_than``. Shared caches (parsed blobs, embeddings) stay."""
-    if older_than is None and not deleted:
-        raise ValueError("prune needs a criterion: older_than, deleted, or both")
+    longer than ``older_than`` (never those in ``keep``). Shared caches (parsed blobs,
+    embeddings) stay."""
+    _prune_criterion(older_than, deleted)
     root, config = _root_and_config(path, config)
+    with open_pg_store(config, root) as pg, open_graph_store(config, root) as graph:
+        return prune_with(graph, pg, root, older_than=older_than, deleted=deleted, dry_run=dry_run, keep=keep)
+
+
+def prune_with(
+    graph: GraphStore,
+    pg: PgStore,
+    root: Path,
+    *,
+    older_than: timedelta | None = None,
+    deleted: bool = False,
+    dry_run: bool = False,
+    keep: Collection[str] = (),
+    name: str | None = None,
+) -> list[PrunedBranch]:
+    """``prune`` on open stores (a worker's retention job keeps them open)."""
+    _prune_criterion(older_than, deleted)
     repo = git.open_repo(root)
     in_git = set(git.branch_refs(repo, remotes=True))
     now = datetime.now(UTC)
     pruned = []
-    with open_pg_store(config, root) as pg, open_graph_store(config, root) as graph:
-        name = _key(root, repo, pg)
-        for record in pg.branches(name):
-            if deleted and record.branch not in in_git:
-                reason = "deleted in git"
-            elif older_than is not None and now - record.indexed_at > older_than:
-                reason = f"untouched for {(now - record.indexed_at).days} days"
-            else:
-                continue
-            nodes = 0
-            if not dry_run:
-                with pg.ingest_lock(name, record.branch):
-                    nodes = graph.delete_branch(name, record.branch)
-                    pg.delete_branch(name, record.branch)
-            pruned.append(PrunedBranch(record.branch, reason, nodes))
+    name = name or _key(root, repo, pg)
+    for record in pg.branches(name):
+        if record.branch in keep:
+            continue
+        if deleted and record.branch not in in_git:
+            reason = "deleted in git"
+        elif older_than is not None and now - record.indexed_at > older_than:
+            reason = f"untouched for {(now - record.indexed_at).days} days"
+        else:
+            continue
+        nodes = 0 if dry_run else drop_branch_with(graph, pg, name, record.branch)
+        pruned.append(PrunedBranch(record.branch, reason, nodes))
     return pruned
+
+
+def _prune_criterion(older_than: timedelta | None, deleted: bool) -> None:
+    if older_than is None and not deleted:
+        raise ValueError("prune needs a criterion: older_than, deleted, or both")
+
+
+def drop_branch_with(graph: GraphStore, pg: PgStore, name: str, branch: str) -> int:
+    """Drop one branch from both stores (under its ingest lock, so no ingest is cut in half);
+    the number of graph nodes deleted."""
+    with pg.ingest_lock(name, branch):
+        nodes = graph.delete_branch(name, branch)
+        pg.delete_branch(name, branch)
+        pg.forget_pushes(name, [branch])
+    return nodes
 
 
 # ----- the private servers -------------------------------------------------------------------

@@ -5,10 +5,12 @@ Exit codes: 0 success, 1 failure (a clear message on stderr), 2 usage error.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 from dataclasses import asdict
 from datetime import timedelta
+from pathlib import Path
 from typing import Any, ClassVar
 
 import click
@@ -16,6 +18,8 @@ from click._termui_impl import ProgressBar
 
 from branchgraph import BranchgraphError, ReadOnlyViolation, api
 from branchgraph.api import DEFAULT_BUDGET_TOKENS, DEFAULT_ENTRIES
+from branchgraph.core.config import parse_age
+from branchgraph.core.errors import ConfigError
 
 
 def main() -> None:
@@ -164,6 +168,13 @@ def _print_summary(s) -> None:
     click.echo("  seconds: " + ", ".join(f"{k} {v:.2f}" for k, v in s.seconds.items()))
 
 
+def _waiting(s: api.BranchStatus) -> str:
+    """What the push log says waits: "2 pushes (5 commits) waiting 40 s"."""
+    pushes = f"{s.pending_pushes} push{'es' if s.pending_pushes != 1 else ''}"
+    commits = f" ({s.pending_commits} commit{'s' if s.pending_commits != 1 else ''})" if s.pending_commits else ""
+    return f"{pushes}{commits} waiting {s.waiting_s or 0:.0f} s" if s.pending_pushes else "nothing waiting"
+
+
 def _age(seconds: float) -> str:
     for unit, size in (("d", 86400), ("h", 3600), ("min", 60)):
         if seconds >= size:
@@ -187,17 +198,24 @@ def status(path: str, as_json: bool) -> None:
         if s.problem:
             click.echo(f"{s.branch}: INCONSISTENT: {s.problem}")
             continue
+        if not s.indexed_commit:
+            click.echo(f"{s.branch}: not indexed yet; {_waiting(s)}")
+            continue
         if s.head_commit is None:
             lag = "branch deleted in git"
         elif s.behind_commits is None:
             lag = "indexed commit is not in the repository"
-        elif s.behind_commits == 0:
+        elif max(s.behind_commits, s.pending_commits) == 0:
             lag = "up to date"
         else:
-            lag = f"{s.behind_commits} commit{'s' if s.behind_commits != 1 else ''} behind"
+            # The mirror may not have fetched a reported push yet: the push log counts it too.
+            behind = max(s.behind_commits, s.pending_commits)
+            lag = f"{behind} commit{'s' if behind != 1 else ''} behind"
         counts = s.counts.get("nodes", {})
+        pushed = "" if s.indexed_after_push_s is None else f" {s.indexed_after_push_s:.0f} s after push"
+        waiting = f" ({_waiting(s)})" if s.pending_pushes else ""
         click.echo(
-            f"{s.branch}: indexed {s.indexed_commit[:12]}, {lag}, {_age(s.age_seconds)}; "
+            f"{s.branch}: indexed {s.indexed_commit[:12]}{pushed}, {lag}{waiting}, {_age(s.age_seconds)}; "
             f"{s.counts.get('files', 0)} files, {sum(counts.values())} nodes, "
             f"unresolved rate {(s.unresolved_rate or 0):.1%}"
         )
@@ -205,18 +223,13 @@ def status(path: str, as_json: bool) -> None:
         sys.exit(1)
 
 
-_AGE_UNITS = {"m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
-
-
 def _parse_age(text: str | None) -> timedelta | None:
     if text is None:
         return None
-    number, unit = text[:-1], text[-1:]
-    if unit not in _AGE_UNITS or not number.isdigit():
-        raise click.BadParameter(
-            f"expected a number and a unit (m, h, d, w), e.g. 7d; got {text!r}", param_hint="--older-than"
-        )
-    return timedelta(seconds=int(number) * _AGE_UNITS[unit])
+    try:
+        return parse_age(text)
+    except ConfigError as exc:
+        raise click.BadParameter(str(exc), param_hint="--older-than") from exc
 
 
 @cli.command()
@@ -553,13 +566,87 @@ def context(query: str, path: str, branch: str | None, budget: int, entries: int
 @click.option(
     "--token", envvar="BRANCHGRAPH_API_TOKEN", help="Bearer token clients must send (env BRANCHGRAPH_API_TOKEN)."
 )
-def serve(path: str, host: str, port: int, token: str | None) -> None:
-    """Serve the HTTP JSON API (context, search, symbols, status) for the repository at PATH
-    and any other indexed repository. OpenAPI at /openapi.json, docs at /docs."""
+@click.option(
+    "--workspace",
+    type=click.Path(file_okay=False),
+    help="Serve a worker workspace instead of PATH: every repository its workers index, the git "
+    "servers' webhooks (POST /v1/webhooks/github, /v1/webhooks/gitlab) and /metrics (env BRANCHGRAPH_WORKSPACE).",
+)
+def serve(path: str, host: str, port: int, token: str | None, workspace: str | None) -> None:
+    """Serve the HTTP JSON API (context, search, symbols, status, /metrics) for the repository
+    at PATH and any other indexed repository. OpenAPI at /openapi.json, docs at /docs.
+
+    With --workspace, serve a team's indexing service: pushes reported by webhook enqueue an
+    ingest that `branchgraph worker` runs (configure `remotes`, BRANCHGRAPH_WEBHOOK_SECRET for
+    GitHub, BRANCHGRAPH_GITLAB_TOKEN for GitLab)."""
     from branchgraph.http_api import serve as serve_http
 
-    with api.Workspace(path) as workspace:
-        serve_http(workspace, host, port, token)
+    config = _service_config(workspace)
+    if config is None:
+        with api.Workspace(path) as ws:
+            serve_http(ws, host, port, token)
+        return
+    from branchgraph.service.intake import Intake
+    from branchgraph.service.jobs import Queue
+
+    assert config.database_url is not None
+    with api.Workspace(None, config=config) as ws:
+        queue = Queue(config.database_url)
+        try:
+            serve_http(ws, host, port, token, Intake(config, ws.pg, queue))
+        finally:
+            queue.close()
+
+
+def _service_config(workspace: str | None) -> api.Config | None:
+    """The configuration of a workspace process, both stores resolved; None without a workspace."""
+    from branchgraph.stores import service_config
+
+    config = api.Config.load()
+    if workspace:
+        config = dataclasses.replace(config, workspace_dir=Path(workspace))
+    if config.workspace_dir is None:
+        return None
+    return service_config(config)
+
+
+@cli.command()
+@click.option(
+    "--workspace",
+    type=click.Path(file_okay=False),
+    help="Where the worker keeps its mirrors of the remotes (env BRANCHGRAPH_WORKSPACE).",
+)
+@click.option("--concurrency", default=1, show_default=True, type=click.IntRange(1, 64), help="Jobs run at once.")
+@click.option("--until-idle", is_flag=True, help="Exit when no job is left (one-shot runs, benchmarks).")
+@click.option("--name", help="Worker name in the queue's records and logs.")
+@click.option(
+    "--heartbeat", default=10.0, show_default=True, type=click.FloatRange(0.1), help="Seconds between heartbeats."
+)
+@click.option(
+    "--stalled-after",
+    default=30.0,
+    show_default=True,
+    type=click.FloatRange(0.5),
+    help="A worker silent this many seconds is dead: its job goes back to the queue.",
+)
+def worker(
+    workspace: str | None, concurrency: int, until_idle: bool, name: str | None, heartbeat: float, stalled_after: float
+) -> None:
+    """Run indexing jobs from the queue in the shared PostgreSQL: on any number of machines
+    that reach the stores, each fetching the configured `remotes` into its workspace. A push
+    reported to `branchgraph serve --workspace` becomes a job here; so does the retention
+    policy (`retention = "7d"`), every five minutes."""
+    import logging
+
+    from branchgraph.service.jobs import WorkerOptions, run_worker
+
+    config = _service_config(workspace)
+    if config is None:
+        raise click.UsageError("a worker needs a workspace: pass --workspace DIR or set BRANCHGRAPH_WORKSPACE")
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s", stream=sys.stderr)
+    logging.getLogger("procrastinate").setLevel(logging.WARNING)
+    options = WorkerOptions(concurrency, until_idle, heartbeat, stalled_after, name)
+    run_worker(config, options)
 
 
 @cli.command()

@@ -11,11 +11,14 @@ from __future__ import annotations
 
 import ipaddress
 import secrets
+from collections.abc import Callable
 from typing import Any
 
 from fastapi import FastAPI, Query, Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
+from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from pydantic import BaseModel, Field
+from starlette.concurrency import run_in_threadpool
 
 from branchgraph import BranchgraphError, NotIndexed, StoreUnavailable
 from branchgraph.api import (
@@ -29,8 +32,15 @@ from branchgraph.api import (
     to_markdown,
     to_mermaid,
 )
+from branchgraph.service.intake import Intake
+from branchgraph.service.metrics import registry
+from branchgraph.service.webhooks import WebhookRefused
 
 MAX_BODY_BYTES = 64 * 1024
+# Push payloads list their commits; GitHub caps a payload at 25 MB, and a push of a few
+# thousand commits stays well under this.
+MAX_WEBHOOK_BYTES = 5 * 1024 * 1024
+WEBHOOK_PREFIX = "/v1/webhooks/"
 MAX_QUERY_CHARS = 2000
 TOKEN_ENV = "BRANCHGRAPH_API_TOKEN"
 
@@ -87,7 +97,15 @@ class SearchRequest(BaseModel):
     k: int = Field(10, ge=1, le=MAX_K)
 
 
-def create_app(workspace: Workspace, token: str | None = None, max_body_bytes: int = MAX_BODY_BYTES) -> FastAPI:
+def create_app(
+    workspace: Workspace,
+    token: str | None = None,
+    max_body_bytes: int = MAX_BODY_BYTES,
+    intake: Intake | None = None,
+    max_webhook_bytes: int = MAX_WEBHOOK_BYTES,
+) -> FastAPI:
+    """The API over ``workspace``; with ``intake``, also the git servers' webhooks (they
+    authenticate by signature or token, not by the bearer token) and the queue's metrics."""
     app = FastAPI(
         title="branchgraph",
         description="Branch-aware code knowledge graph: search, context for agents, symbols, index status.",
@@ -98,21 +116,23 @@ def create_app(workspace: Workspace, token: str | None = None, max_body_bytes: i
 
     @app.middleware("http")
     async def guard(request: Request, call_next):
-        if token is not None:
+        webhook = request.url.path.startswith(WEBHOOK_PREFIX)
+        if token is not None and not webhook:
             given = request.headers.get("authorization", "")
             if not secrets.compare_digest(given.encode(), f"Bearer {token}".encode()):
                 return JSONResponse(
                     {"error": "missing or wrong bearer token"}, status_code=401, headers={"WWW-Authenticate": "Bearer"}
                 )
+        limit = max_webhook_bytes if webhook else max_body_bytes
         length = request.headers.get("content-length")
-        if length is not None and (not length.isdigit() or int(length) > max_body_bytes):
-            return JSONResponse({"error": f"request body over {max_body_bytes} bytes"}, status_code=413)
+        if length is not None and (not length.isdigit() or int(length) > limit):
+            return JSONResponse({"error": f"request body over {limit} bytes"}, status_code=413)
         if length is None and request.method in ("POST", "PUT", "PATCH"):
             body = b""
             async for chunk in request.stream():
                 body += chunk
-                if len(body) > max_body_bytes:
-                    return JSONResponse({"error": f"request body over {max_body_bytes} bytes"}, status_code=413)
+                if len(body) > limit:
+                    return JSONResponse({"error": f"request body over {limit} bytes"}, status_code=413)
             request._body = body  # already read; let the endpoint see it
         return await call_next(request)
 
@@ -171,15 +191,49 @@ def create_app(workspace: Workspace, token: str | None = None, max_body_bytes: i
     def diff_branches(body: DiffRequest) -> dict[str, Any]:
         return workspace.diff(body.base, body.head, repo=body.repo).to_dict()
 
-    @app.get("/v1/status", summary="Index state of every branch of a repository")
+    @app.get("/v1/status", summary="Index state of every branch of a repository, with push-to-indexed lag")
     def status(repo: str | None = Query(None, max_length=4096)) -> dict[str, Any]:
         branches = workspace.status(repo)
         return {"branches": [b.to_dict() for b in branches]}
 
+    @app.get("/metrics", summary="Prometheus metrics: lag, queue, jobs, nodes, edges, vectors and bytes per branch")
+    def metrics() -> Response:
+        body = generate_latest(registry(workspace.pg, intake.queue if intake else None))
+        return Response(body, media_type=CONTENT_TYPE_LATEST)
+
+    if intake is not None:
+
+        @app.post(
+            "/v1/webhooks/github",
+            summary="GitHub push, pull_request and delete events (X-Hub-Signature-256 verified)",
+            status_code=202,
+        )
+        async def github_webhook(request: Request) -> JSONResponse:
+            body = await request.body()
+            return await _hook(lambda: intake.github(request.headers, body))
+
+        @app.post(
+            "/v1/webhooks/gitlab",
+            summary="GitLab push and merge request events (X-Gitlab-Token verified)",
+            status_code=202,
+        )
+        async def gitlab_webhook(request: Request) -> JSONResponse:
+            body = await request.body()
+            return await _hook(lambda: intake.gitlab(request.headers, body))
+
     return app
 
 
-def serve(workspace: Workspace, host: str, port: int, token: str | None) -> None:
+async def _hook(handle: Callable[[], dict[str, Any]]) -> JSONResponse:
+    """Run a webhook's (blocking, milliseconds) store writes off the event loop."""
+    try:
+        answer = await run_in_threadpool(handle)
+    except WebhookRefused as exc:
+        return JSONResponse({"error": str(exc)}, status_code=exc.status)
+    return JSONResponse(answer, status_code=202 if "job" in answer else 200)
+
+
+def serve(workspace: Workspace, host: str, port: int, token: str | None, intake: Intake | None = None) -> None:
     """Run the API until interrupted. A non-loopback address without a token is refused."""
     import uvicorn
 
@@ -188,4 +242,4 @@ def serve(workspace: Workspace, host: str, port: int, token: str | None) -> None
             f"refusing to serve on {host} without a bearer token: set {TOKEN_ENV} or pass --token "
             "(only 127.0.0.1 may be served without one)"
         )
-    uvicorn.run(create_app(workspace, token), host=host, port=port, log_level="info")
+    uvicorn.run(create_app(workspace, token, intake=intake), host=host, port=port, log_level="info")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 from branchgraph.core.config import Config, cache_root
@@ -52,3 +53,19 @@ def index_dir(config: Config, repo_root: Path) -> Path:
 
 def open_pg_store(config: Config, repo_root: Path) -> PgStore:
     return PgStore(database_url(config, repo_root))
+
+
+def service_config(config: Config) -> Config:
+    """A configuration for processes that serve many repositories (``serve --workspace``,
+    ``worker``): both stores named, the private ones in the workspace's index directory when
+    none is configured, so every such process on the machine shares them."""
+    if config.workspace_dir is None:
+        raise ConfigError("no workspace: pass --workspace DIR or set BRANCHGRAPH_WORKSPACE")
+    workspace = Path(config.workspace_dir).resolve()
+    workspace.mkdir(parents=True, exist_ok=True)
+    return dataclasses.replace(
+        config,
+        workspace_dir=workspace,
+        database_url=database_url(config, workspace),
+        neo4j_uri=neo4j_uri(config, workspace),
+    )

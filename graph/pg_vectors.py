@@ -179,6 +179,16 @@ class PgVectors(PgConnection):
             cur.execute("SELECT count(*) FROM node_embeddings WHERE repo = %s AND branch = %s", (repo, branch))
             return int(scalar(cur))
 
+    def branch_sizes(self) -> dict[tuple[str, str], tuple[int, int]]:
+        """(repo, branch) -> (vector rows, bytes): the branch's rows and the vectors they point
+        at (a vector two branches share is counted in both: what each would cost alone)."""
+        with self._transaction() as cur:
+            cur.execute(
+                "SELECT n.repo, n.branch, count(*), sum(pg_column_size(n.*) + pg_column_size(e.embedding)) "
+                "FROM node_embeddings n JOIN embeddings e USING (content_key) GROUP BY n.repo, n.branch"
+            )
+            return {(repo, branch): (int(rows), int(size)) for repo, branch, rows, size in cur.fetchall()}
+
 
 def approximate_nearest_sql(dims: int) -> sql.Composed:
     """Nearest content vectors through the HNSW index, then the branch's nodes carrying them."""

@@ -7,11 +7,12 @@ from __future__ import annotations
 from branchgraph.graph.pg_fulltext import PgFullText
 from branchgraph.graph.pg_index_state import PgIndexState
 from branchgraph.graph.pg_parse_cache import PgParseCache
+from branchgraph.graph.pg_pushes import PgPushes
 from branchgraph.graph.pg_vectors import PgVectors
 
 
-class PgStore(PgVectors, PgFullText, PgParseCache, PgIndexState):
-    """``VectorStore``, ``FullTextIndex``, ``ParseCache`` and ``IndexState`` on one PostgreSQL."""
+class PgStore(PgVectors, PgFullText, PgParseCache, PgIndexState, PgPushes):
+    """``VectorStore``, ``FullTextIndex``, ``ParseCache``, ``IndexState`` and ``PushLog`` on one PostgreSQL."""
 
     def __enter__(self) -> PgStore:
         return self

@@ -221,6 +221,8 @@ class VectorStore(Protocol):
 
     def node_embedding_count(self, repo: str, branch: str) -> int: ...
 
+    def branch_sizes(self) -> dict[tuple[str, str], tuple[int, int]]: ...
+
 
 @runtime_checkable
 class FullTextIndex(Protocol):
@@ -291,6 +293,40 @@ class IndexState(Protocol):
 
     def reading(self, repo: str, branch: str, wait_s: float = READ_WAIT_S) -> AbstractContextManager[bool]:
         """Shared for one answer; yields False when an ingest kept writing past ``wait_s``."""
+
+
+@dataclass(frozen=True, slots=True)
+class PushState:
+    """What the push log knows of one branch."""
+
+    last_push_at: datetime
+    last_lag_s: float | None  # push-to-indexed seconds of the newest indexed push
+    pending_pushes: int  # pushes no ingest has covered yet
+    pending_commits: int
+    oldest_pending_at: datetime | None
+
+
+@runtime_checkable
+class PushLog(Protocol):
+    """The pushes a git server reported, the ingests that covered them, replay protection."""
+
+    def claim_delivery(self, delivery: str) -> bool: ...
+
+    def record_push(self, repo: str, branch: str, after_commit: str, commits: int, pushed_at: datetime) -> None: ...
+
+    def mark_pushes_indexed(
+        self, repo: str, branch: str, indexed_commit: str, fetched_at: datetime, indexed_at: datetime
+    ) -> list[float]: ...
+
+    def push_lags(self, since: datetime) -> list[float]: ...
+
+    def push_states(self, repo: str) -> dict[str, PushState]: ...
+
+    def pushed_repos(self) -> list[str]: ...
+
+    def forget_pushes(self, repo: str, branches: Sequence[str] | None = None) -> None: ...
+
+    def expire_service_log(self, before: datetime) -> None: ...
 
 
 class IngestTarget(VectorStore, ParseCache, IndexState, Protocol):

@@ -106,3 +106,24 @@ ALTER TABLE node_embeddings ADD COLUMN IF NOT EXISTS has_conflict boolean;
 -- Tokens in each row's full-text document: BM25 normalises term frequency by it (NULL on rows
 -- written before it was kept; ranked as an average document).
 ALTER TABLE node_embeddings ADD COLUMN IF NOT EXISTS lexical_len integer;
+
+-- Indexing as a service. One row per push the git server reported: when it came, what it
+-- brought, and when a worker indexed a commit that includes it (push-to-indexed lag).
+CREATE TABLE IF NOT EXISTS pushes (
+    repo        text NOT NULL,
+    branch      text NOT NULL,
+    after_commit text NOT NULL,        -- the branch head the push left
+    commits     integer NOT NULL,      -- commits it brought (as the payload counts them)
+    pushed_at   timestamptz NOT NULL,  -- when the webhook arrived
+    indexed_at  timestamptz,           -- when an ingest that includes it finished
+    indexed_commit text,
+    PRIMARY KEY (repo, branch, after_commit, pushed_at)
+);
+CREATE INDEX IF NOT EXISTS pushes_pending ON pushes (repo, branch) WHERE indexed_at IS NULL;
+CREATE INDEX IF NOT EXISTS pushes_indexed_at ON pushes (indexed_at);
+
+-- Webhook deliveries already accepted, by the git server's delivery id: a replay is refused.
+CREATE TABLE IF NOT EXISTS webhook_deliveries (
+    delivery    text PRIMARY KEY,      -- "github:<X-GitHub-Delivery>", "gitlab:<X-Gitlab-Event-UUID>"
+    received_at timestamptz NOT NULL DEFAULT now()
+);

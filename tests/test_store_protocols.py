@@ -19,13 +19,14 @@ from branchgraph.graph.protocols import (
     IndexState,
     IngestTarget,
     ParseCache,
+    PushLog,
     RetrievalSource,
     VectorStore,
 )
 
 BACKENDS = {
     Neo4jGraphStore: (GraphWriter, GraphReader),
-    PgStore: (VectorStore, FullTextIndex, ParseCache, IndexState, IngestTarget, RetrievalSource),
+    PgStore: (VectorStore, FullTextIndex, ParseCache, IndexState, IngestTarget, RetrievalSource, PushLog),
 }
 
 
