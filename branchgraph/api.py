@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Collection, Iterator
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -17,9 +17,9 @@ from dulwich.graph import find_merge_base
 from dulwich.repo import Repo
 
 from branchgraph.core import git
-from branchgraph.core.config import Config, cache_root
+from branchgraph.core.config import Config, cache_root, parse_age
 from branchgraph.core.embed import Embedder, make_embedder
-from branchgraph.core.errors import AmbiguousRepository, ConfigError, GitError, NotIndexed
+from branchgraph.core.errors import AmbiguousRepository, BranchNotIndexed, ConfigError, GitError, NotIndexed
 from branchgraph.doctor import Check, run_checks
 from branchgraph.graph.embedded_postgres import embedded_postgres_status, stop_embedded_postgres
 from branchgraph.graph.managed_neo4j import locked_jars, managed_server, start_managed_neo4j, stop_managed_neo4j
@@ -47,6 +47,7 @@ from branchgraph.impact.changes import (
 )
 from branchgraph.impact.check import Finding, to_sarif, to_text, unresolved_in
 from branchgraph.impact.render import diff_markdown, diff_mermaid, to_markdown, to_mermaid
+from branchgraph.ingest.on_the_fly import symbols_at
 from branchgraph.ingest.pipeline import (
     IngestOptions,
     IngestStores,
@@ -62,6 +63,7 @@ from branchgraph.retrieval.context import (
     Observer,
     build_context,
 )
+from branchgraph.retrieval.overlay import Overlay, overlay_context
 from branchgraph.retrieval.ranking import PathRecency
 from branchgraph.retrieval.search import SearchHit
 from branchgraph.retrieval.search import search as search_entries
@@ -76,6 +78,9 @@ MAX_ENTRIES = 50
 MAX_K = 200
 MAX_DEPTH = 5
 MAX_REMOTE_ROWS = 1_000
+# A branch not indexed yet is answered by reading the files it changed; past this many, an
+# answer would cost about what its ingest does.
+MAX_OVERLAY_FILES = 300
 
 # What the adapters need besides the functions below; they import nothing else.
 __all__ = [
@@ -112,6 +117,7 @@ __all__ = [
     "ingest",
     "ingest_all",
     "list_queries",
+    "parse_age",
     "prune",
     "run_named_query",
     "search",
@@ -384,6 +390,11 @@ class Workspace:
         # Keys of repositories indexed before: they never change, so a request need not list
         # every branch record to find its repository's key.
         self._recorded_keys: dict[Path, str] = {}
+        # Set by a service (``serve --workspace``): fetch a repository's mirror when a branch
+        # asked for is unknown, and enqueue the ingest of a branch asked for and not indexed
+        # (returns what to tell the caller).
+        self.on_unknown_branch: Callable[[str], None] | None = None
+        self.on_unindexed: Callable[[str, str], str | None] | None = None
 
     def close(self) -> None:
         self.graph.close()
@@ -469,10 +480,17 @@ class Workspace:
         name = self._key(root)
         with self.pg.reading(name, branch, self.read_wait_s) as still:
             record = self.pg.branch_record(name, branch)
+            if record is None and git.branch_head(git_repo, branch) is None and self.on_unknown_branch is not None:
+                self.on_unknown_branch(name)  # a mirror may not have fetched a branch just pushed
             if record is None and git.branch_head(git_repo, branch) is None:
                 raise NotIndexed(f"{name} has no branch {branch!r}, in git or in the index")
             if record is None:
-                raise NotIndexed(f"{name}@{branch} is not indexed; run `branchgraph ingest --branch {branch}` first")
+                raise BranchNotIndexed(
+                    f"{name}@{branch} is not indexed; run `branchgraph ingest --branch {branch}` first",
+                    root,
+                    name,
+                    branch,
+                )
             yield _BranchSession(root, git_repo, name, branch, record, still)
 
     def search(
@@ -492,7 +510,23 @@ class Workspace:
         observe: Observer | None = None,
     ) -> ContextResult:
         """See ``context``; ``observe`` is called with every ranked candidate and its
-        learned-ranker features (``bench/fit_ranker.py`` fits the model from them)."""
+        learned-ranker features (``bench/fit_ranker.py`` fits the model from them). A branch
+        git has and the index does not is answered from its nearest indexed base, overlaid
+        with the files it changed (``retrieval/overlay.py``)."""
+        try:
+            return self._context(query, repo, branch, budget_tokens, entries, observe)
+        except BranchNotIndexed as missing:
+            return self._overlay_context(query, repo, missing, budget_tokens, entries)
+
+    def _context(
+        self,
+        query: str,
+        repo: str | None,
+        branch: str | None,
+        budget_tokens: int,
+        entries: int,
+        observe: Observer | None,
+    ) -> ContextResult:
         with self.reading(repo, branch) as s:
             sources = BranchSources(s.repo, s.root, s.name, s.branch, self.pg)
             result = build_context(
@@ -510,6 +544,39 @@ class Workspace:
                 f"an ingest kept writing {s.name}@{s.branch} for over {self.read_wait_s:g} s while this was read: "
                 f"items may come from its new commit as well as {s.record.indexed_commit[:12]}"
             )
+        return result
+
+    def _overlay_context(
+        self, query: str, repo: str | None, missing: BranchNotIndexed, budget_tokens: int, entries: int
+    ) -> ContextResult:
+        git_repo = self._git(Path(str(missing.root)))
+        head = git.branch_head(git_repo, missing.branch)
+        bases = [r for r in self.pg.branches(missing.name) if git.commit_exists(git_repo, r.indexed_commit)]
+        if head is None or not bases:
+            raise missing
+        diffs = {r.branch: git.diff_commits(git_repo, r.indexed_commit, head) for r in bases}
+        base = min(bases, key=lambda r: (diffs[r.branch].count, r.branch))
+        diff = diffs[base.branch]
+        changed = {*diff.added, *diff.modified, *diff.renamed.values()}
+        queued = self.on_unindexed(missing.name, missing.branch) if self.on_unindexed else None
+        if len(changed) > MAX_OVERLAY_FILES:
+            raise NotIndexed(
+                f"{missing.name}@{missing.branch} is not indexed and changed {len(changed)} files since "
+                f"{base.branch}, more than {MAX_OVERLAY_FILES} to read on the fly; "
+                + (queued or f"run `branchgraph ingest --branch {missing.branch}`")
+            )
+        symbols = symbols_at(git_repo, head, changed, missing.name, missing.branch, self.config.max_file_bytes)
+        overlay = Overlay(
+            missing.branch,
+            head,
+            base.branch,
+            base.indexed_commit,
+            frozenset({*changed, *diff.deleted, *diff.renamed}),
+            symbols,
+        )
+        answer = self._context(query, repo, base.branch, budget_tokens, entries, None)
+        result = overlay_context(query, answer, overlay, self.embedder, budget_tokens)
+        result.warnings.append(queued or f"run `branchgraph ingest --branch {missing.branch}` to index it")
         return result
 
     def named(

@@ -16,10 +16,8 @@ from typing import Any, ClassVar
 import click
 from click._termui_impl import ProgressBar
 
-from branchgraph import BranchgraphError, ReadOnlyViolation, api
+from branchgraph import BranchgraphError, ConfigError, ReadOnlyViolation, api
 from branchgraph.api import DEFAULT_BUDGET_TOKENS, DEFAULT_ENTRIES
-from branchgraph.core.config import parse_age
-from branchgraph.core.errors import ConfigError
 
 
 def main() -> None:
@@ -227,7 +225,7 @@ def _parse_age(text: str | None) -> timedelta | None:
     if text is None:
         return None
     try:
-        return parse_age(text)
+        return api.parse_age(text)
     except ConfigError as exc:
         raise click.BadParameter(str(exc), param_hint="--older-than") from exc
 
@@ -588,10 +586,12 @@ def serve(path: str, host: str, port: int, token: str | None, workspace: str | N
         return
     from branchgraph.service.intake import Intake
     from branchgraph.service.jobs import Queue
+    from branchgraph.service.on_demand import attach
 
     assert config.database_url is not None
     with api.Workspace(None, config=config) as ws:
         queue = Queue(config.database_url)
+        attach(ws, config, queue)
         try:
             serve_http(ws, host, port, token, Intake(config, ws.pg, queue))
         finally:

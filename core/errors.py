@@ -34,6 +34,14 @@ class NotIndexed(BranchgraphError):
     """The repository or branch has not been ingested."""
 
 
+class BranchNotIndexed(NotIndexed):
+    """A branch git has and the index does not (yet): ``context`` answers it from an indexed base."""
+
+    def __init__(self, message: str, root: object, name: str, branch: str):
+        super().__init__(message)
+        self.root, self.name, self.branch = root, name, branch
+
+
 class IngestLocked(StoreError):
     """Another ingest of the same repository and branch holds the lock."""
 

@@ -137,3 +137,17 @@ def subgraph_fingerprint(subgraph: FileSubgraph) -> str:
         sorted((n.id[cut:], sorted(n.props.items())) for n in subgraph.unresolved),
     )
     return hashlib.blake2b(repr(document).encode("utf-8"), digest_size=16).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class SymbolText:
+    """A symbol of a file at some commit with its source text, outside any store: what a
+    branch not indexed yet holds in a file it changed."""
+
+    id: str
+    kind: str  # its graph label
+    qualname: str
+    path: str
+    start_line: int
+    end_line: int
+    text: str

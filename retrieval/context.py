@@ -90,6 +90,7 @@ class ContextItem:
     via: str | None = None  # the item that connects this one to its entry (None: an entry)
     folded: list[str] = field(default_factory=list)  # symbols inside this item's text, not repeated
     tokens: int = 0
+    overlay: bool = False  # read from git for a branch not indexed yet (``overlay.py``)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -14,6 +14,8 @@ def render_item(item) -> str:
         notes.append("outline: bodies left out")
     if item.stale:
         notes.append("STALE: the file changed since it was indexed")
+    if item.overlay:
+        notes.append("OVERLAY: the branch's version, not indexed yet")
     header = f"### `{item.qualname}` — {item.reason}\n`{item.path}:{item.start_line}-{item.end_line}` · " + " · ".join(
         notes
     )

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from conftest import FIXTURES
 from gitrepo import commit_files, init_repo, read_tree
 
-from branchgraph import OutsideRepository, api
+from branchgraph import NotIndexed, OutsideRepository, api
 from branchgraph.cli import cli
 from branchgraph.retrieval.source import BranchSources
 
@@ -349,3 +349,42 @@ def test_overloads_and_their_implementation_are_one_item(repo_dir, config):
     converts = [i for i in result.items if i.qualname == "convert.convert"]
     assert len(converts) == 1
     assert "the implementation" in converts[0].text
+
+
+def test_a_branch_not_indexed_yet_is_answered_from_its_base_overlaid_with_its_changes(shop_repo: Path, config):
+    """The branch changed refund, added a function the question names and deleted tax.py:
+    the answer shows the branch's refund and the new function (flagged overlay), nothing from
+    the deleted file, and says it came from main."""
+    from dulwich.repo import Repo
+
+    api.ingest(shop_repo, config=config)
+    files = read_tree(FIXTURES / "shop")
+    payments = files["src/shop/payments.py"].decode()
+    files["src/shop/payments.py"] = (
+        payments.replace("return Payment(self.amount)", "return Payment(-self.amount)  # refunds are negative")
+        + "\n\ndef refund_fee_for_late_cancellation(payment, days):\n    return payment.amount * 0.01 * days\n"
+    ).encode()
+    del files["src/shop/billing/tax.py"]
+    repo = Repo(str(shop_repo))
+    commit_files(
+        repo, files, branch="feature", message="late cancellation fee", parents=[repo.refs[b"refs/heads/main"]]
+    )
+
+    result = api.context("refund fee for late cancellation", shop_repo, branch="feature", config=config)
+    items = by_qualname(result)
+    assert result.branch == "feature"
+    assert any("feature is not indexed yet: answered from main" in w for w in result.warnings), result.warnings
+    fee = items["shop.payments.refund_fee_for_late_cancellation"]
+    assert fee.overlay and "0.01 * days" in fee.text
+    refund = api.context(QUESTION, shop_repo, branch="feature", config=config)
+    assert "refunds are negative" in by_qualname(refund)[REFUND].text
+    assert by_qualname(refund)[REFUND].overlay
+    assert not any(i.path == "src/shop/billing/tax.py" for i in refund.items)
+    assert "OVERLAY" in refund.to_markdown()
+    # The index is untouched: the branch is still not indexed.
+    assert [s.branch for s in api.status(shop_repo, config=config)] == ["main"]
+
+
+def test_a_branch_with_no_indexed_base_is_refused_with_the_command_to_run(shop_repo: Path, config):
+    with pytest.raises(NotIndexed, match="ingest --branch main"):
+        api.context(QUESTION, shop_repo, branch="main", config=config)

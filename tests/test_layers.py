@@ -2,7 +2,7 @@
 and ingest and retrieval never import each other. See the README's architecture section.
 
     adapters   branchgraph.cli, .http_api, .mcp_server, .hooks, .__main__ (and the package root)
-    api        branchgraph.api, branchgraph.stores, branchgraph.doctor
+    api        branchgraph.api, branchgraph.stores, branchgraph.doctor, branchgraph.service
     ingest | retrieval (impact reads the stores like retrieval does)
     stores     branchgraph.graph, .schema, .cypher
     foundation branchgraph.core (and the package root, which re-exports its errors)
@@ -44,7 +44,7 @@ def layer_of(module: str) -> str:
         return second
     if second == "impact":
         return RETRIEVAL  # a reader of the stores, beside retrieval
-    if second in ("api", "stores", "doctor"):
+    if second in ("api", "stores", "doctor", "service"):
         return API
     if second in ("cli", "http_api", "mcp_server", "hooks", "__main__"):
         return ADAPTERS

@@ -5,6 +5,7 @@ workers and a worker killed mid-job converge on what a fresh ingest writes."""
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import hmac
 import http.client
@@ -354,7 +355,7 @@ def test_a_signed_push_reaches_a_worker_and_is_indexed(service, repo_dir: Path, 
     code, answer = svc.push(project, "main", second)
     assert (code, answer["job"]["job_id"]) == (202, None), answer
 
-    svc.worker()
+    first_worker = svc.worker()
     state = svc.wait_indexed(name, "main", second)
     assert state["indexed_after_push_s"] is not None and state["indexed_after_push_s"] > 0
     mirror = svc.workspace / "mirrors" / f"{name}.git"
@@ -377,6 +378,21 @@ def test_a_signed_push_reaches_a_worker_and_is_indexed(service, repo_dir: Path, 
         time.sleep(0.3)
     assert "feature" not in svc.status(name), svc.logs()
     assert graph_store.branch_file_counts(name).get("feature", 0) == 0
+
+    # A branch no webhook announced and no worker indexed: the server fetches it, answers from
+    # main overlaid with its changes, and queues its ingest; a worker then indexes it.
+    os.killpg(first_worker.pid, signal.SIGTERM)
+    first_worker.wait(timeout=60)
+    quick = commit_files(
+        repo, {"app/core.py": "def helper():\n    return 2\n\n\ndef quick_win():\n    return 42\n"}, branch="quick"
+    )
+    body = json.dumps({"query": "quick win", "repo": name, "branch": "quick"}).encode()
+    code, answer = svc.post("/v1/context", body, {"Content-Type": "application/json"})
+    assert code == 200, answer
+    assert any(i["qualname"] == "app.core.quick_win" and i["overlay"] for i in answer["items"]), answer
+    assert any("its ingest is queued" in w for w in answer["warnings"]), answer["warnings"]
+    svc.worker()
+    svc.wait_indexed(name, "quick", quick)
 
 
 @pytest.mark.neo4j
@@ -419,3 +435,33 @@ def test_a_worker_killed_mid_job_is_replaced_and_two_workers_converge(
     )
     started, succeeded = runs[0]
     assert succeeded == 2 and started == 3, runs  # the killed run, its retry, the update
+
+
+@pytest.mark.neo4j
+@pytest.mark.postgres
+def test_retention_drops_stale_and_deleted_branches_and_keeps_the_default_one(
+    tmp_path: Path, repo_dir: Path, config, graph_store, pg_store
+):
+    from branchgraph.service.jobs import Worker
+
+    name = repo_dir.name
+    origin = tmp_path / "origin" / name
+    repo = init_repo(origin)
+    commit_files(repo, {"app.py": "def main():\n    return 1\n"})
+    for branch in ("stale", "fresh", "gone"):
+        commit_files(repo, {"app.py": f"def main():\n    return '{branch}'\n"}, branch=branch)
+    workspace = tmp_path / "workspace"
+    service = dataclasses.replace(config, workspace_dir=workspace, remotes={name: str(origin)}, retention="7d")
+    with api.Indexer(service, workspace) as indexer:
+        worker = Worker(service, indexer)
+        for branch in ("main", "stale", "fresh", "gone"):
+            worker.index(name, branch)
+        sql(
+            pg_store,
+            "UPDATE branches SET indexed_at = now() - interval '30 days' WHERE repo = %s AND branch IN ('main', 'stale')",
+            (name,),
+        )
+        repo.refs.remove_if_equals(b"refs/heads/gone", None)
+        worker.retention()
+    assert sorted(r.branch for r in pg_store.branches(name)) == ["fresh", "main"]
+    assert sorted(graph_store.branch_file_counts(name)) == ["fresh", "main"]
