@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -20,6 +20,7 @@ from branchgraph.core import git
 from branchgraph.core.config import Config, cache_root, parse_age
 from branchgraph.core.embed import Embedder, make_embedder
 from branchgraph.core.errors import AmbiguousRepository, BranchNotIndexed, ConfigError, GitError, NotIndexed
+from branchgraph.core.model import SymbolText
 from branchgraph.doctor import Check, run_checks
 from branchgraph.graph.embedded_postgres import embedded_postgres_status, stop_embedded_postgres
 from branchgraph.graph.managed_neo4j import locked_jars, managed_server, start_managed_neo4j, stop_managed_neo4j
@@ -56,6 +57,7 @@ from branchgraph.ingest.pipeline import (
     ingest_branch,
 )
 from branchgraph.ingest.repo_keys import recorded_key, repo_key, repo_name_for
+from branchgraph.retrieval.compare import ComparedContext, compare_contexts
 from branchgraph.retrieval.context import (
     DEFAULT_BUDGET_TOKENS,
     DEFAULT_ENTRIES,
@@ -95,6 +97,7 @@ __all__ = [
     "MAX_REMOTE_ROWS",
     "BranchStatus",
     "Check",
+    "ComparedContext",
     "Config",
     "ContextResult",
     "Finding",
@@ -106,6 +109,7 @@ __all__ = [
     "SearchHit",
     "Workspace",
     "check",
+    "compare",
     "context",
     "cypher",
     "diff",
@@ -549,6 +553,15 @@ class Workspace:
     def _overlay_context(
         self, query: str, repo: str | None, missing: BranchNotIndexed, budget_tokens: int, entries: int
     ) -> ContextResult:
+        overlay, queued = self._overlay(missing)
+        answer = self._context(query, repo, overlay.base_branch, budget_tokens, entries, None)
+        result = overlay_context(query, answer, overlay, self.embedder, budget_tokens)
+        result.warnings.append(queued or f"run `branchgraph ingest --branch {missing.branch}` to index it")
+        return result
+
+    def _overlay(self, missing: BranchNotIndexed) -> tuple[Overlay, str | None]:
+        """The branch as its nearest indexed base overlaid with the files it changed; and what
+        the service said about queueing its ingest (None: no service)."""
         git_repo = self._git(Path(str(missing.root)))
         head = git.branch_head(git_repo, missing.branch)
         bases = [r for r in self.pg.branches(missing.name) if git.commit_exists(git_repo, r.indexed_commit)]
@@ -566,18 +579,61 @@ class Workspace:
                 + (queued or f"run `branchgraph ingest --branch {missing.branch}`")
             )
         symbols = symbols_at(git_repo, head, changed, missing.name, missing.branch, self.config.max_file_bytes)
-        overlay = Overlay(
-            missing.branch,
-            head,
-            base.branch,
-            base.indexed_commit,
-            frozenset({*changed, *diff.deleted, *diff.renamed}),
-            symbols,
-        )
-        answer = self._context(query, repo, base.branch, budget_tokens, entries, None)
-        result = overlay_context(query, answer, overlay, self.embedder, budget_tokens)
-        result.warnings.append(queued or f"run `branchgraph ingest --branch {missing.branch}` to index it")
-        return result
+        hidden = frozenset({*changed, *diff.deleted, *diff.renamed})
+        return Overlay(missing.branch, head, base.branch, base.indexed_commit, hidden, symbols), queued
+
+    def compare(
+        self,
+        query: str,
+        *,
+        compare: str,
+        repo: str | None = None,
+        branch: str | None = None,
+        budget_tokens: int = DEFAULT_BUDGET_TOKENS,
+        entries: int = DEFAULT_ENTRIES,
+    ) -> ComparedContext:
+        """``context`` on ``branch`` (HEAD) with each item beside its version on ``compare``
+        (BASE) where they differ, and what only one of them has."""
+        head = self.context(query, repo=repo, branch=branch, budget_tokens=budget_tokens, entries=entries)
+        base = self.context(query, repo=repo, branch=compare, budget_tokens=budget_tokens, entries=entries)
+        return compare_contexts(head, base, self._lookup(repo, head.branch), self._lookup(repo, compare))
+
+    def _lookup(self, repo: str | None, branch: str) -> Callable[[Sequence[str]], dict[str, SymbolText]]:
+        """Symbols of a branch by qualified name, with their text (an unindexed branch: its
+        base's, with the files it changed read from git)."""
+
+        def indexed(qualnames: Sequence[str], on: str) -> dict[str, SymbolText]:
+            if not qualnames:
+                return {}
+            with self.reading(repo, on) as s:
+                rows = self.graph.named_query(
+                    "symbols_named", {"repo": s.name, "branch": s.branch, "qualnames": list(qualnames)}
+                )
+                out = {}
+                for r in rows:
+                    found = self._symbol(s, r["id"])  # its text as indexed, relocated if the file drifted
+                    if found is not None:
+                        out[r["qualname"]] = SymbolText(
+                            r["id"],
+                            r["kind"],
+                            r["qualname"],
+                            r["path"],
+                            found["start_line"],
+                            found["end_line"],
+                            found["text"] or "",
+                        )
+                return out
+
+        def lookup(qualnames: Sequence[str]) -> dict[str, SymbolText]:
+            try:
+                return indexed(qualnames, branch)
+            except BranchNotIndexed as missing:
+                overlay, _ = self._overlay(missing)
+            mine = {s.qualname: s for s in overlay.symbols if s.qualname in set(qualnames)}
+            inherited = indexed([q for q in qualnames if q not in mine], overlay.base_branch)
+            return {**{q: v for q, v in inherited.items() if v.path not in overlay.hidden}, **mine}
+
+        return lookup
 
     def named(
         self,
@@ -776,6 +832,22 @@ def context(
     ``budget_tokens`` (estimated at 4 characters a token)."""
     with Workspace(repo, config=config) as ws:
         return ws.context(query, branch=branch, budget_tokens=budget_tokens, entries=entries)
+
+
+def compare(
+    query: str,
+    repo: str | Path = ".",
+    *,
+    compare: str,
+    branch: str | None = None,
+    budget_tokens: int = DEFAULT_BUDGET_TOKENS,
+    entries: int = DEFAULT_ENTRIES,
+    config: Config | None = None,
+) -> ComparedContext:
+    """``context`` on ``branch`` beside ``compare``: each item with its version on the other
+    branch where they differ, and "only on HEAD" / "only on BASE"."""
+    with Workspace(repo, config=config) as ws:
+        return ws.compare(query, compare=compare, branch=branch, budget_tokens=budget_tokens, entries=entries)
 
 
 def cypher(

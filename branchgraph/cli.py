@@ -540,15 +540,27 @@ def search(query: str, path: str, branch: str | None, k: int, as_json: bool) -> 
     show_default=True,
     help="Markdown for a prompt, or JSON.",
 )
+@click.option(
+    "--compare",
+    metavar="BASE",
+    help="Show each item beside its version on branch BASE where they differ, and what only one side has.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Same as --format json.")
-def context(query: str, path: str, branch: str | None, budget: int, entries: int, fmt: str, as_json: bool) -> None:
+def context(
+    query: str, path: str, branch: str | None, budget: int, entries: int, fmt: str, compare: str | None, as_json: bool
+) -> None:
     """Print what an agent should read to answer QUERY on a branch.
 
     The best-matching symbols, what they call (2 hops), who calls them, the types they take
     and return, their base classes and tests, ranked, with their text as it is on the branch,
-    cut to the token budget. Each item says why it is there.
+    cut to the token budget. Each item says why it is there. A branch not indexed yet is
+    answered from its nearest indexed base, overlaid with the files it changed.
     """
-    result = api.context(query, repo=path, branch=branch, budget_tokens=budget, entries=entries)
+    result: api.ContextResult | api.ComparedContext
+    if compare:
+        result = api.compare(query, repo=path, compare=compare, branch=branch, budget_tokens=budget, entries=entries)
+    else:
+        result = api.context(query, repo=path, branch=branch, budget_tokens=budget, entries=entries)
     if as_json or fmt == "json":
         _emit_json(result.to_dict())
     else:

@@ -66,6 +66,12 @@ class ContextRequest(BaseModel):
         DEFAULT_BUDGET_TOKENS, ge=1, le=MAX_BUDGET_TOKENS, description="Token budget (4 characters a token)."
     )
     entries: int = Field(DEFAULT_ENTRIES, ge=1, le=MAX_ENTRIES, description="How many entry symbols to expand from.")
+    compare: str | None = Field(
+        None,
+        max_length=255,
+        description="A second branch (BASE): each item beside its BASE version where they differ, "
+        "and what only one side has.",
+    )
 
 
 class ImpactRequest(BaseModel):
@@ -150,6 +156,15 @@ def create_app(
         summary="Context for a question: entry symbols, their neighbourhood and text, within a token budget",
     )
     def context(body: ContextRequest) -> dict[str, Any]:
+        if body.compare:
+            return workspace.compare(
+                body.query,
+                compare=body.compare,
+                repo=body.repo,
+                branch=body.branch,
+                budget_tokens=body.budget_tokens,
+                entries=body.entries,
+            ).to_dict()
         result = workspace.context(
             body.query, repo=body.repo, branch=body.branch, budget_tokens=body.budget_tokens, entries=body.entries
         )

@@ -58,13 +58,20 @@ def create_server(path: str | Path = ".", config: Config | None = None) -> MCPSe
 
     @server.tool()
     @_anticipated
-    def context(query: str, branch: str | None = None, budget_tokens: int = 6000) -> dict[str, Any]:
+    def context(
+        query: str, branch: str | None = None, budget_tokens: int = 6000, compare: str | None = None
+    ) -> dict[str, Any]:
         """Everything needed to answer a question about the code, as it is on the branch: the
         best-matching functions and classes with what they call, who calls them, the types they
         take and return, their base classes and tests, ranked and cut to a token budget (about
         4 characters a token). Each item says why it is there (`entry`, `callee of X`, ...), and
-        `stale` items come from files edited since indexing. Use this first."""
+        `stale` items come from files edited since indexing; `overlay` items come from a branch
+        not indexed yet. With `compare` (another branch), each item comes with its version
+        there where it differs (`status`: same, changed, only on HEAD, only on BASE): for
+        reviews and migrations. Use this first."""
         budget = _within("budget_tokens", budget_tokens, MAX_BUDGET_TOKENS)
+        if compare:
+            return workspace().compare(query, compare=compare, branch=branch, budget_tokens=budget).to_dict()
         return workspace().context(query, branch=branch, budget_tokens=budget).to_dict()
 
     @server.tool()

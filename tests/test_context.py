@@ -388,3 +388,48 @@ def test_a_branch_not_indexed_yet_is_answered_from_its_base_overlaid_with_its_ch
 def test_a_branch_with_no_indexed_base_is_refused_with_the_command_to_run(shop_repo: Path, config):
     with pytest.raises(NotIndexed, match="ingest --branch main"):
         api.context(QUESTION, shop_repo, branch="main", config=config)
+
+
+def test_compare_shows_each_item_beside_its_base_version_and_what_only_one_side_has(
+    shop_repo: Path, config, monkeypatch
+):
+    from dulwich.repo import Repo
+
+    api.ingest(shop_repo, config=config)
+    files = read_tree(FIXTURES / "shop")
+    files["src/shop/payments.py"] = (
+        files["src/shop/payments.py"]
+        .decode()
+        .replace("return Payment(self.amount)", "return Payment(-self.amount)  # refunds are negative")
+        + "\n\ndef refund_tax_rate(payment):\n    return 0\n"
+    ).encode()
+    del files["src/shop/billing/tax.py"]
+    repo = Repo(str(shop_repo))
+    commit_files(repo, files, branch="feature", parents=[repo.refs[b"refs/heads/main"]])
+    question = "refund and the tax rate"
+
+    for indexed in (False, True):  # the feature branch overlaid on main, then indexed itself
+        if indexed:
+            api.ingest(shop_repo, branch="feature", config=config)
+        compared = api.compare(question, shop_repo, branch="feature", compare="main", config=config)
+        status = {c.item.qualname: c for c in compared.items}
+        assert status[REFUND].status == "changed", (indexed, status[REFUND])
+        assert "refunds are negative" in status[REFUND].item.text
+        assert "refunds are negative" not in status[REFUND].base.text
+        assert status["shop.payments.refund_tax_rate"].status == "only on HEAD"
+        assert status["shop.billing.tax.rate"].status == "only on BASE"
+        assert all(c.status == "same" for q, c in status.items() if q.startswith("shop.core")), status
+
+    monkeypatch.setenv("BRANCHGRAPH_NEO4J_URI", config.neo4j_uri)
+    monkeypatch.setenv("BRANCHGRAPH_DATABASE_URL", config.database_url)
+    monkeypatch.setenv("BRANCHGRAPH_EMBEDDER", "hashing")
+    out = CliRunner().invoke(
+        cli, ["context", question, "--repo", str(shop_repo), "--branch", "feature", "--compare", "main", "--json"]
+    )
+    assert out.exit_code == 0, out.output
+    document = json.loads(out.output)
+    assert document["counts"]["changed"] >= 1 and document["counts"]["only on BASE"] >= 1
+    markdown = CliRunner().invoke(
+        cli, ["context", question, "--repo", str(shop_repo), "--branch", "feature", "--compare", "main"]
+    )
+    assert "`main` version" in markdown.output and "only on feature" in markdown.output
