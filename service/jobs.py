@@ -44,7 +44,7 @@ RETENTION_TASK = "branchgraph.apply_retention"
 RETENTION_CRON = "*/5 * * * *"
 # Pushes and delivery ids are kept this long, jobs (their states feed /metrics) too.
 SERVICE_LOG_DAYS = 14
-MAX_ATTEMPTS = 6  # the first run and five retries, 2 s to 64 s apart
+MAX_ATTEMPTS = 6  # the first run and five retries, 2 s to 32 s apart
 
 log = logging.getLogger("branchgraph.worker")
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import fasteners
-from dulwich.client import get_transport_and_path
+from dulwich.client import HTTPProxyUnauthorized, HTTPUnauthorized, get_transport_and_path
 from dulwich.errors import GitProtocolError, HangupException, NotGitRepository
 from dulwich.objects import ObjectID
 from dulwich.refs import Ref
@@ -49,6 +49,11 @@ def fetch_mirror(url: str, path: Path) -> Fetched:
                 url, username=os.environ.get(USERNAME_ENV) or None, password=os.environ.get(PASSWORD_ENV) or None
             )
             result = client.fetch(remote_path, repo, determine_wants=_heads_missing(repo))
+        except (HTTPUnauthorized, HTTPProxyUnauthorized) as exc:
+            raise GitError(
+                f"cannot fetch {redact_url(url)}: the server refused the credentials "
+                f"(set {USERNAME_ENV} and {PASSWORD_ENV})"
+            ) from exc
         except (GitProtocolError, HangupException, NotGitRepository, OSError) as exc:
             raise GitError(f"cannot fetch {redact_url(url)}: {_redact_text(str(exc), url)}") from exc
         finally:

@@ -20,6 +20,7 @@ import urllib.error
 import urllib.request
 import uuid
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -465,3 +466,81 @@ def test_retention_drops_stale_and_deleted_branches_and_keeps_the_default_one(
         worker.retention()
     assert sorted(r.branch for r in pg_store.branches(name)) == ["fresh", "main"]
     assert sorted(graph_store.branch_file_counts(name)) == ["fresh", "main"]
+
+
+# ----- mirrors and retries, without the graph ----------------------------------------------
+
+
+@contextlib.contextmanager
+def git_http_server(repo_path: Path, user: str, password: str) -> Iterator[str]:
+    """A smart-HTTP git server (dulwich.web) that wants basic auth, on loopback."""
+    import base64
+    import threading
+    from wsgiref.simple_server import WSGIRequestHandler, make_server
+
+    from dulwich.repo import Repo
+    from dulwich.server import DictBackend
+    from dulwich.web import make_wsgi_chain
+
+    app = make_wsgi_chain(DictBackend({"/": Repo(str(repo_path))}))
+    wanted = "Basic " + base64.b64encode(f"{user}:{password}".encode()).decode()
+
+    def guarded(environ, start_response):
+        if environ.get("HTTP_AUTHORIZATION") != wanted:
+            start_response("401 Unauthorized", [("WWW-Authenticate", 'Basic realm="git"')])
+            return [b"no"]
+        return app(environ, start_response)
+
+    class Quiet(WSGIRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    server = make_server("127.0.0.1", 0, guarded, handler_class=Quiet)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}/"
+    finally:
+        server.shutdown()
+
+
+def test_a_mirror_fetches_with_credentials_from_the_environment_and_never_shows_them(tmp_path: Path, monkeypatch):
+    from branchgraph.core.errors import GitError
+    from branchgraph.service.mirrors import fetch_mirror
+
+    origin = tmp_path / "origin"
+    repo = init_repo(origin)
+    main = commit_files(repo, {"a.py": "x = 1\n"})
+    topic = commit_files(repo, {"a.py": "x = 2\n"}, branch="topic")
+    with git_http_server(origin, "ci", "s3cret-token") as url:
+        monkeypatch.setenv("BRANCHGRAPH_GIT_USERNAME", "ci")
+        monkeypatch.setenv("BRANCHGRAPH_GIT_PASSWORD", "wrong-token")
+        with pytest.raises(GitError) as refused:
+            fetch_mirror(url, tmp_path / "mirror.git")
+        assert "wrong-token" not in str(refused.value)
+        monkeypatch.setenv("BRANCHGRAPH_GIT_PASSWORD", "s3cret-token")
+        fetched = fetch_mirror(url, tmp_path / "mirror.git")
+        assert fetched.heads == {"main": main, "topic": topic}
+        # A branch deleted on the remote leaves the mirror at the next fetch.
+        repo.refs.remove_if_equals(b"refs/heads/topic", None)
+        assert fetch_mirror(url, tmp_path / "mirror.git").heads == {"main": main}
+    from dulwich.repo import Repo
+
+    assert b"refs/heads/topic" not in Repo(str(tmp_path / "mirror.git")).refs.allkeys()
+
+
+def test_failed_jobs_back_off_exponentially_and_a_configuration_error_is_not_retried():
+    from types import SimpleNamespace
+
+    from branchgraph.core.errors import StoreUnavailable
+    from branchgraph.service.jobs import MAX_ATTEMPTS, _Backoff
+
+    backoff = _Backoff()
+    decisions = [
+        backoff.get_retry_decision(exception=StoreUnavailable("down"), job=SimpleNamespace(attempts=n))
+        for n in range(MAX_ATTEMPTS)
+    ]
+    now = datetime.now(UTC)
+    waits = [round((d.retry_at - now).total_seconds()) for d in decisions[:-1]]
+    assert waits == [2, 4, 8, 16, 32]
+    assert decisions[-1] is None  # the last attempt failed for good
+    assert backoff.get_retry_decision(exception=ConfigError("no remote"), job=SimpleNamespace(attempts=0)) is None
