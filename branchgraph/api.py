@@ -356,7 +356,41 @@ def _disagreement(branch: str, recorded: int, stored: int) -> str | None:
     )
 
 
-class Workspace:
+class _OpenStores:
+    """Both stores open and the embedder loaded on first use, for the objects that serve many
+    calls (``Workspace``, ``Indexer``)."""
+
+    def __init__(self, config: Config, anchor: Path):
+        self.config = config
+        # Stores first: a dead database fails at once, before a model is loaded. PostgreSQL
+        # before Neo4j: a bad database URL fails in a second, before a managed Neo4j starts.
+        self.pg = open_pg_store(config, anchor)
+        try:
+            self.graph = open_graph_store(config, anchor)
+        except BaseException:
+            self.pg.close()
+            raise
+        self._embedder: Embedder | None = None
+        self._embedder_loaded = False
+        self._embedder_lock = threading.Lock()
+
+    def close(self) -> None:
+        self.graph.close()
+        self.pg.close()
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def embedder(self) -> Embedder | None:
+        with self._embedder_lock:  # concurrent first calls load the model once
+            if not self._embedder_loaded:
+                self._embedder = _embedder(self.config)
+                self._embedder_loaded = True
+        return self._embedder
+
+
+class Workspace(_OpenStores):
     """Open stores and a loaded embedder, kept for many queries: the HTTP and MCP servers and
     the benchmarks hold one; the module-level functions open one per call.
 
@@ -375,17 +409,7 @@ class Workspace:
         else:
             self.root, self.config = _root_and_config(path, config)
             anchor = self.root
-        # Stores first: a dead database fails at once, before a model is loaded. PostgreSQL
-        # before Neo4j: a bad database URL fails in a second, before a managed Neo4j starts.
-        self.pg = open_pg_store(self.config, anchor)
-        try:
-            self.graph = open_graph_store(self.config, anchor)
-        except BaseException:
-            self.pg.close()
-            raise
-        self._embedder: Embedder | None = None
-        self._embedder_loaded = False
-        self._embedder_lock = threading.Lock()
+        super().__init__(self.config, anchor)
         self._recency = PathRecency(self.pg)
         self.read_wait_s = READ_WAIT_S
         # Opened once per thread (a pack file reader seeks, so threads must not share one);
@@ -400,23 +424,8 @@ class Workspace:
         self.on_unknown_branch: Callable[[str], None] | None = None
         self.on_unindexed: Callable[[str, str], str | None] | None = None
 
-    def close(self) -> None:
-        self.graph.close()
-        self.pg.close()
-
     def __enter__(self) -> Workspace:
         return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    @property
-    def embedder(self) -> Embedder | None:
-        with self._embedder_lock:  # concurrent first requests load the model once
-            if not self._embedder_loaded:
-                self._embedder = _embedder(self.config)
-                self._embedder_loaded = True
-        return self._embedder
 
     @property
     def _stores(self) -> RetrievalStores:
@@ -737,39 +746,16 @@ class Workspace:
         return _statuses(self.resolve_repo(repo), self.graph, self.pg)
 
 
-class Indexer:
+class Indexer(_OpenStores):
     """Open stores and a loaded embedder kept for many ingests: a worker holds one and runs
     its jobs on it, from several threads at once (the stores pool their connections)."""
 
     def __init__(self, config: Config, root: Path):
-        self.config, self.root = config, root
-        self.pg = open_pg_store(config, root)
-        try:
-            self.graph = open_graph_store(config, root)
-        except BaseException:
-            self.pg.close()
-            raise
-        self._embedder_lock = threading.Lock()
-        self._embedder: Embedder | None = None
-        self._embedder_loaded = False
-
-    def close(self) -> None:
-        self.graph.close()
-        self.pg.close()
+        self.root = root
+        super().__init__(config, root)
 
     def __enter__(self) -> Indexer:
         return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    @property
-    def embedder(self) -> Embedder | None:
-        with self._embedder_lock:
-            if not self._embedder_loaded:
-                self._embedder = _embedder(self.config)
-                self._embedder_loaded = True
-        return self._embedder
 
     def ingest(self, path: Path, *, branch: str, name: str, progress: Progress | None = None) -> IngestSummary:
         """Index the tip of ``branch`` of the repository at ``path`` under the key ``name``."""

@@ -110,22 +110,20 @@ class Queue:
         self.app.close()
 
     def enqueue_index(self, repo: str, branch: str) -> Enqueued:
-        deferrer = self.app.configure_task(
-            INDEX_TASK, queue=QUEUE, lock=_lock(repo, branch), queueing_lock="index" + _lock(repo, branch)
-        )
-        try:
-            return Enqueued(deferrer.defer(repo=repo, branch=branch), INDEX_TASK, repo, branch)
-        except AlreadyEnqueued:
-            return Enqueued(None, INDEX_TASK, repo, branch)
+        return self._enqueue(INDEX_TASK, repo, branch)
 
     def enqueue_drop(self, repo: str, branch: str) -> Enqueued:
+        return self._enqueue(DROP_TASK, repo, branch)
+
+    def _enqueue(self, task: str, repo: str, branch: str) -> Enqueued:
+        # One lock per branch for every task; one waiting job per task and branch.
         deferrer = self.app.configure_task(
-            DROP_TASK, queue=QUEUE, lock=_lock(repo, branch), queueing_lock="drop" + _lock(repo, branch)
+            task, queue=QUEUE, lock=_lock(repo, branch), queueing_lock=task + _lock(repo, branch)
         )
         try:
-            return Enqueued(deferrer.defer(repo=repo, branch=branch), DROP_TASK, repo, branch)
+            return Enqueued(deferrer.defer(repo=repo, branch=branch), task, repo, branch)
         except AlreadyEnqueued:
-            return Enqueued(None, DROP_TASK, repo, branch)
+            return Enqueued(None, task, repo, branch)
 
     def stats(self, window: timedelta = timedelta(hours=24)) -> QueueStats:
         since = datetime.now(UTC) - window
