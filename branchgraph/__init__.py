@@ -6,6 +6,7 @@ The package root exports the exception hierarchy only; the Python API is ``branc
 from branchgraph.core.errors import (
     AmbiguousRepository,
     BranchgraphError,
+    BranchNotIndexed,
     ConfigError,
     EmbedderMismatch,
     EmbeddingError,
@@ -17,10 +18,12 @@ from branchgraph.core.errors import (
     StoreError,
     StoreUnavailable,
     UnknownQuery,
+    WebhookRefused,
 )
 
 __all__ = [
     "AmbiguousRepository",
+    "BranchNotIndexed",
     "BranchgraphError",
     "ConfigError",
     "EmbedderMismatch",
@@ -33,4 +36,5 @@ __all__ = [
     "StoreError",
     "StoreUnavailable",
     "UnknownQuery",
+    "WebhookRefused",
 ]

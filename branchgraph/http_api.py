@@ -20,7 +20,7 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
-from branchgraph import BranchgraphError, NotIndexed, StoreUnavailable
+from branchgraph import BranchgraphError, NotIndexed, StoreUnavailable, WebhookRefused
 from branchgraph.api import (
     DEFAULT_BUDGET_TOKENS,
     DEFAULT_ENTRIES,
@@ -34,7 +34,6 @@ from branchgraph.api import (
 )
 from branchgraph.service.intake import Intake
 from branchgraph.service.metrics import registry
-from branchgraph.service.webhooks import WebhookRefused
 
 MAX_BODY_BYTES = 64 * 1024
 # Push payloads list their commits; GitHub caps a payload at 25 MB, and a push of a few

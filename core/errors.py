@@ -60,3 +60,12 @@ class OutsideRepository(BranchgraphError):
 
 class AmbiguousRepository(BranchgraphError):
     """A repository name that several indexed repositories share."""
+
+
+class WebhookRefused(BranchgraphError):
+    """A webhook delivery that is not authentic, is a replay, or cannot be read; ``status``
+    is the HTTP status to answer with."""
+
+    def __init__(self, message: str, status: int):
+        super().__init__(message)
+        self.status = status

@@ -17,21 +17,12 @@ from dataclasses import asdict, dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-from branchgraph.core.errors import BranchgraphError
+from branchgraph.core.errors import WebhookRefused
 
 INDEX = "index"
 DROP = "drop"
 IGNORE = "ignore"
 NULL_COMMIT = "0" * 40
-
-
-class WebhookRefused(BranchgraphError):
-    """A delivery that is not authentic, is a replay, or cannot be read; ``status`` is the
-    HTTP status to answer with."""
-
-    def __init__(self, message: str, status: int):
-        super().__init__(message)
-        self.status = status
 
 
 @dataclass(frozen=True, slots=True)
