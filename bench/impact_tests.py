@@ -46,7 +46,7 @@ def executed_by(checkout: Path, tests: str, venv: Path) -> tuple[dict[str, dict[
     every: set[str] = set()
     for path, data in json.loads(report.read_text())["files"].items():
         for line, contexts in data.get("contexts", {}).items():
-            named = {c for c in contexts if c}
+            named = {context_name(c) for c in contexts if c}
             every |= named
             if named:
                 lines.setdefault(path, {})[int(line)] = named
@@ -59,6 +59,18 @@ def short(qualname: str, path: str) -> str:
     module = spec.conventions.module_name(path) if spec else ""
     local = qualname[len(module) + 1 :] if module and qualname.startswith(module + ".") else qualname
     return f"{module.rsplit('.', 1)[-1]}.{local}"
+
+
+def context_name(context: str) -> str:
+    """A coverage context in the form ``short`` gives: pytest names a test module by its path
+    from the first folder without ``__init__.py`` (``test_pkg.test_mod.Class.test``), so the
+    packages above the test module are dropped."""
+    parts = context.split(".")
+    module = next((i for i, part in enumerate(parts) if part.startswith("test")), 0)
+    # The test module is the last part that names a module: the one before a class or test.
+    while module + 1 < len(parts) - 1 and parts[module + 1].startswith("test") and not parts[module + 1][:1].isupper():
+        module += 1
+    return ".".join(parts[module:])
 
 
 def score(name: str, repo: str, tests: str, depth: int, extra: list[str], tmp: Path) -> None:

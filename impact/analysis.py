@@ -9,9 +9,9 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from branchgraph.core.languages import language_for_path
 from branchgraph.graph.protocols import GraphReader
 from branchgraph.impact.changes import ADDED, DELETED, SIGNATURE, ChangedSymbol
+from branchgraph.impact.test_selection import MAX_WALK, select_tests
 
 TIERS = {1: "will_break", 2: "likely_affected"}
 FAR_TIER = "may_need_testing"
@@ -43,6 +43,7 @@ class TestToRun:
     depth: int
     via: list[str]
     pytest_id: str  # path::Class::test, what `pytest` takes on its command line
+    evidence: str  # "calls" (the walk reached it), "module name" or "imports" (fallbacks)
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,7 +107,7 @@ def analyze(
         )
     start = {row["id"]: row["qualname"] for row in found.values()}
     report.impacted = users_of(graph, start, depth)
-    report.tests = tests_reaching(graph, start, report.impacted)
+    tests_to_run(graph, repo, branch, start, report)
     names = sorted({c.name for c in changes})
     for row in graph.named_query("impact_unknowns", {"repo": repo, "branch": branch, "names": names}, limit=5000):
         unknown = Unknown(row["path"], row["user"], row["raw"], row["line"], row["edge"])
@@ -166,38 +167,18 @@ def users_of(graph: GraphReader, start: dict[str, str], depth: int) -> list[Impa
     return out
 
 
-def tests_reaching(graph: GraphReader, start: dict[str, str], impacted: list[Impacted]) -> list[TestToRun]:
-    """Tests that call a changed or impacted symbol, and impacted symbols that are tests."""
-    depth_of = {node_id: 0 for node_id in start} | {i.id: i.depth for i in impacted}
-    via_of = {node_id: [q] for node_id, q in start.items()} | {i.id: i.via for i in impacted}
-    chosen: dict[str, TestToRun] = {}
-    rows = graph.named_query("impact_tests", {"ids": sorted(depth_of)}, limit=100_000)
-    candidates = [(r, depth_of[r["target"]] + 1, [r["qualname"], *via_of[r["target"]]]) for r in rows]
-    candidates += [
-        ({"qualname": i.qualname, "path": i.path, "start_line": i.start_line, "end_line": i.end_line}, i.depth, i.via)
-        for i in impacted
-        if _is_test_symbol(i)
+def tests_to_run(graph: GraphReader, repo: str, branch: str, start: dict[str, str], report: ImpactReport) -> None:
+    """The tests to run (``test_selection.py``), as the report lists them."""
+    selection = select_tests(graph, repo, branch, start)
+    report.tests = [
+        TestToRun(t.qualname, t.path, t.start_line, t.end_line, t.depth, t.via, t.pytest_id, t.evidence)
+        for t in selection.tests
     ]
-    for row, depth, via in sorted(candidates, key=lambda c: c[1]):
-        if row["qualname"] not in chosen:
-            chosen[row["qualname"]] = TestToRun(
-                row["qualname"], row["path"], row["start_line"], row["end_line"], depth, via, _pytest_id(row)
-            )
-    return sorted(chosen.values(), key=lambda t: (t.depth, t.qualname))
-
-
-def _is_test_symbol(symbol: Impacted) -> bool:
-    spec = language_for_path(symbol.path)
-    local = symbol.qualname.rsplit(".", 1)[-1]
-    return bool(spec and spec.conventions.is_test_file(symbol.path) and local.startswith("test"))
-
-
-def _pytest_id(row: dict[str, Any]) -> str:
-    spec = language_for_path(row["path"])
-    module = spec.conventions.module_name(row["path"]) if spec else ""
-    qualname = row["qualname"]
-    local = qualname[len(module) + 1 :] if module and qualname.startswith(module + ".") else qualname
-    return "::".join([row["path"], *local.split(".")])
+    if not selection.complete:
+        report.exact = False
+        report.notes.append(
+            f"the search for tests stopped after {MAX_WALK} symbols: a change this central may need the whole suite"
+        )
 
 
 def _risk(changes: list[ChangedSymbol], report: ImpactReport) -> tuple[str, list[str]]:

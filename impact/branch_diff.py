@@ -12,10 +12,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from branchgraph.graph.protocols import GraphReader
-from branchgraph.impact.analysis import tests_reaching, users_of
+from branchgraph.impact.test_selection import select_tests
 
 _LISTED_EDGES = 200  # edges listed per side; the counts by type are always complete
-_TEST_DEPTH = 2  # tests that call a changed symbol or one of its users
 
 
 @dataclass(slots=True)
@@ -72,8 +71,11 @@ def diff_branches(graph: GraphReader, repo: str, base: str, head: str) -> Branch
     }
     out.broken = _broken(graph, repo, base, head, [before[k] for k in set(before) - set(after)])
     changed = {s["id"]: s["qualname"] for group in ("added", "signature", "modified") for s in out.symbols[group]}
-    tests = tests_reaching(graph, changed, users_of(graph, changed, _TEST_DEPTH))
-    out.tests = [{"qualname": t.qualname, "path": t.path, "pytest_id": t.pytest_id, "depth": t.depth} for t in tests]
+    tests = select_tests(graph, repo, head, changed).tests
+    out.tests = [
+        {"qualname": t.qualname, "path": t.path, "pytest_id": t.pytest_id, "depth": t.depth, "evidence": t.evidence}
+        for t in tests
+    ]
     return out
 
 
