@@ -7,7 +7,7 @@
    files): its time beside the incremental ingest of that same commit.
 3. `diff` of two branches 40 files apart: its time beside the branch-off ingest of the second.
 
-Not here yet: test selection scored against coverage.py's dynamic contexts (issue 11, item 2).
+Test selection is scored against coverage.py's dynamic contexts in `bench/impact_tests.py`.
 
     BRANCHGRAPH_NEO4J_URI=bolt://127.0.0.1:7687 python bench/impact.py [--corpus Django==5.1.4]
 """

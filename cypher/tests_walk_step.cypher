@@ -28,5 +28,7 @@ CALL (t) {
          WHERE d CONTAINS 'property' OR d ENDS WITH '.setter' OR d ENDS WITH '.getter')))
   RETURN u
 }
-RETURN DISTINCT id AS target, u.id AS id, labels(u)[0] AS kind, u.qualname AS qualname, u.name AS name,
+// One row per symbol reached (many paths lead to a busy one), with the ids it was reached from.
+WITH u, collect(DISTINCT id) AS targets
+RETURN targets, u.id AS id, labels(u)[0] AS kind, u.qualname AS qualname, u.name AS name,
        u.path AS path, u.start_line AS start_line, u.end_line AS end_line, coalesce(u.is_test, false) AS is_test

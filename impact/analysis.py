@@ -177,7 +177,8 @@ def tests_to_run(graph: GraphReader, repo: str, branch: str, start: dict[str, st
     if not selection.complete:
         report.exact = False
         report.notes.append(
-            f"the search for tests stopped after {MAX_WALK} symbols: a change this central may need the whole suite"
+            f"the search for tests stopped after {MAX_WALK} symbols (a change this central may need the whole "
+            "suite): the tests of every test file importing the changed files were added"
         )
 
 

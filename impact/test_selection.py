@@ -35,9 +35,13 @@ IMPLICIT_METHODS = (
     "__class_getitem__ __fspath__ __index__ __int__ __float__ __add__ __sub__ __mul__ __truediv__ __or__ "
     "__and__ __reduce__ __copy__ __deepcopy__"
 ).split()
-# The walk stops growing past this many symbols (a change to a core function of a large
-# repository reaches most of it); what it found stays selected and the answer is marked inexact.
-MAX_WALK = 20_000
+# The walk stops growing past this many symbols: a change to a core function of a large
+# repository reaches most of it, and following it to the end costs seconds (django's
+# `reverse` reaches 20,000). What it found stays selected, the fallback's tests are added,
+# and the answer is marked inexact.
+MAX_WALK = 5_000
+# Rows one step may return (one per symbol it reaches).
+STEP_ROWS = 100_000
 
 EVIDENCE_CALLS = "calls"  # reached by the walk
 EVIDENCE_MODULE_NAME = "module name"  # a test file named after the changed symbol's module
@@ -87,18 +91,21 @@ def select_tests(graph: GraphReader, repo: str, branch: str, start: dict[str, st
         rows = graph.named_query(
             "tests_walk_step",
             {"repo": repo, "branch": branch, "ids": sorted(frontier), "implicit": IMPLICIT_METHODS},
-            limit=1_000_000,
+            limit=STEP_ROWS,
         )
+        if len(rows) >= STEP_ROWS:
+            complete = False  # the step was cut at the row limit: what it found still counts
         frontier = set()
         for row in sorted(rows, key=lambda r: (r["qualname"] or "", r["id"])):
-            node, target = row["id"], row["target"]
-            gained = origins[target] - origins.get(node, set())
+            node = row["id"]
+            targets = sorted(row["targets"])
+            gained = set().union(*(origins[t] for t in targets)) - origins.get(node, set())
             if not gained:
                 continue
             if node not in origins:
                 origins[node] = set()
-                via[node] = [row["qualname"] or row["path"], *via[target]]
-                depth[node] = depth[target] + 1
+                via[node] = [row["qualname"] or row["path"], *via[targets[0]]]
+                depth[node] = depth[targets[0]] + 1
                 rows_of[node] = row
             origins[node] |= gained
             if row["kind"] != "File":  # a module-level use runs when the module is imported
@@ -113,9 +120,11 @@ def select_tests(graph: GraphReader, repo: str, branch: str, start: dict[str, st
             chosen[row["qualname"]] = SelectedTest(
                 row["qualname"], row["path"], row["start_line"], row["end_line"], depth[node], via[node], EVIDENCE_CALLS
             )
-    untested = {node_id: q for node_id, q in start.items() if node_id not in tested}
-    if untested:
-        for test in _fallback(graph, repo, branch, untested):
+    # A change no test reaches, or one too central to follow to the end (its walk reached
+    # MAX_WALK symbols: most of the repository runs it), gets the fallback's tests as well.
+    fallback = start if not complete else {node_id: q for node_id, q in start.items() if node_id not in tested}
+    if fallback:
+        for test in _fallback(graph, repo, branch, fallback):
             chosen.setdefault(test.qualname, test)
     return Selection(sorted(chosen.values(), key=lambda t: (t.depth, t.qualname)), complete)
 

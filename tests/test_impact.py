@@ -179,3 +179,53 @@ def test_an_edge_keeps_every_call_site(repo_dir: Path, config, graph_store):
     assert edge == {"line": 6, "lines": [6, 7, 8], "count": 4}
     report = api.impact(repo_dir, symbols=["m.f"], config=config)
     assert [(i.qualname, i.lines) for i in report.impacted] == [("m.g", [6, 7, 8])]
+
+
+SELECTION_REPO = {
+    "lib/__init__.py": "",
+    "lib/engine.py": (
+        "class Engine:\n"
+        "    def __init__(self):\n        self.ready = True\n\n"
+        "    def __enter__(self):\n        return self\n\n"
+        "    def __exit__(self, *exc):\n        return False\n\n"
+        "    @property\n    def state(self):\n        return 'on'\n\n"
+        "    def run(self):\n"
+        "        def step():\n            return 1\n"
+        "        return step()\n\n"
+        "    def never_called(self):\n        return 0\n\n\n"
+        "def make():\n    return Engine()\n"
+    ),
+    "lib/config.py": "def load():\n    return {}\n",
+    "lib/orphan.py": "def lonely():\n    return 1\n",
+    "tests/__init__.py": "",
+    "tests/test_engine.py": (
+        "from lib.engine import make\n\n\n"
+        "def test_with_block():\n    with make() as engine:\n        assert engine\n\n\n"
+        "def test_runs_on_an_unknown_receiver(thing):\n    thing.run()\n"
+    ),
+    "tests/test_config.py": "def test_nothing_named():\n    assert True\n",
+    "tests/test_imports.py": "import lib.orphan\n\n\ndef test_imports_orphan():\n    assert lib.orphan\n",
+}
+
+
+def test_tests_are_selected_through_calls_names_enclosing_scopes_and_implicit_methods(repo_dir: Path, config):
+    from gitrepo import init_repo
+
+    commit_files(init_repo(repo_dir), SELECTION_REPO)
+    api.ingest(repo_dir, config=config)
+
+    def selected(qualname: str) -> dict[str, str]:
+        return {t.qualname: t.evidence for t in api.impact(repo_dir, symbols=[qualname], config=config).tests}
+
+    with_block, unknown = "tests.test_engine.test_with_block", "tests.test_engine.test_runs_on_an_unknown_receiver"
+    # Constructed by `make()` in a test: the constructor, the context manager and the property
+    # run whenever the class is used; `run` is called on a receiver the graph cannot type, by
+    # name; its nested `step` runs when `run` does.
+    assert selected("lib.engine.Engine.__enter__") == {with_block: "calls"}
+    assert selected("lib.engine.Engine.state") == {with_block: "calls"}
+    assert selected("lib.engine.Engine.run.step") == {unknown: "calls"}
+    # A plain method nobody calls is not "used with its class"; its module's test file is.
+    assert selected("lib.engine.Engine.never_called") == {with_block: "module name", unknown: "module name"}
+    # No test reaches these: the test file named after the module, else the files importing it.
+    assert selected("lib.config.load") == {"tests.test_config.test_nothing_named": "module name"}
+    assert selected("lib.orphan.lonely") == {"tests.test_imports.test_imports_orphan": "imports"}
