@@ -295,42 +295,40 @@ def _statuses(root: Path, graph: GraphReader, pg: PgStore) -> list[BranchStatus]
             )
         )
     for branch, files in sorted(in_graph.items()):
-        out.append(
-            BranchStatus(
-                repo=name,
-                branch=branch,
-                indexed_commit="",
-                indexed_at="",
-                age_seconds=0.0,
-                head_commit=git.branch_head(repo, branch),
-                behind_commits=None,
-                embedder="",
-                counts={"files": files},
-                unresolved_rate=None,
-                problem=(
-                    f"the graph holds {files} files of this branch but PostgreSQL has no record of it (an ingest "
-                    f"running or crashed, or a store restored apart): `branchgraph ingest --branch {branch}` repairs it"
-                ),
-                **_push_fields(pushes.pop(branch, None), now),
-            )
+        problem = (
+            f"the graph holds {files} files of this branch but PostgreSQL has no record of it (an ingest "
+            f"running or crashed, or a store restored apart): `branchgraph ingest --branch {branch}` repairs it"
         )
+        out.append(_unrecorded(repo, name, branch, {"files": files}, problem, pushes.pop(branch, None), now))
     for branch, state in sorted(pushes.items()):  # pushed, not indexed yet
-        out.append(
-            BranchStatus(
-                repo=name,
-                branch=branch,
-                indexed_commit="",
-                indexed_at="",
-                age_seconds=0.0,
-                head_commit=git.branch_head(repo, branch),
-                behind_commits=None,
-                embedder="",
-                counts={},
-                unresolved_rate=None,
-                **_push_fields(state, now),
-            )
-        )
+        out.append(_unrecorded(repo, name, branch, {}, None, state, now))
     return out
+
+
+def _unrecorded(
+    repo: Repo,
+    name: str,
+    branch: str,
+    counts: dict[str, Any],
+    problem: str | None,
+    push: PushState | None,
+    now: datetime,
+) -> BranchStatus:
+    """The status of a branch PostgreSQL has no record of."""
+    return BranchStatus(
+        repo=name,
+        branch=branch,
+        indexed_commit="",
+        indexed_at="",
+        age_seconds=0.0,
+        head_commit=git.branch_head(repo, branch),
+        behind_commits=None,
+        embedder="",
+        counts=counts,
+        unresolved_rate=None,
+        problem=problem,
+        **_push_fields(push, now),
+    )
 
 
 def _push_fields(state: PushState | None, now: datetime) -> dict[str, Any]:

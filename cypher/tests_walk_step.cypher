@@ -18,8 +18,8 @@ CALL (t) {
   UNION
   MATCH (t)-[:TESTED_BY]->(u) RETURN u
   UNION
-  MATCH (d:Unresolved {name: t.name})<-[:CALLS]-(u)
-  WHERE (t:Function OR t:Method) AND d.repo = $repo AND d.branch = $branch
+  MATCH (d:Unresolved {repo: $repo, branch: $branch, name: t.name})<-[:CALLS]-(u)
+  WHERE t:Function OR t:Method
   RETURN u
   UNION
   MATCH (u)-[:DEFINES]->(t)

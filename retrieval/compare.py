@@ -128,19 +128,7 @@ def _text_of(item: ContextItem) -> SymbolText:
 
 def _as_item(symbol: SymbolText, like: ContextItem) -> ContextItem:
     """HEAD's version of a symbol BASE's answer chose, shown as HEAD's item."""
-    return ContextItem(
-        id=symbol.id,
-        kind=symbol.kind,
-        qualname=symbol.qualname,
-        path=symbol.path,
-        start_line=symbol.start_line,
-        end_line=symbol.end_line,
-        score=like.score,
-        reason=f"in the base's answer ({like.reason})",
-        text=symbol.text,
-        stale=False,
-        reasons=[like.reason],
-    )
+    return ContextItem.of_symbol(symbol, like.score, f"in the base's answer ({like.reason})")
 
 
 def _same(a: str, b: str) -> bool:

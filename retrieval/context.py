@@ -14,12 +14,14 @@ token budget.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
 
+from branchgraph.core.model import SymbolText
 from branchgraph.retrieval.assemble import (
     Candidate,
     fold_nested,
@@ -94,6 +96,29 @@ class ContextItem:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+    @classmethod
+    def of_symbol(
+        cls, s: SymbolText, score: float, reason: str, via: str | None = None, overlay: bool = False
+    ) -> ContextItem:
+        """An item showing a symbol read outside the index (another branch's version, a
+        branch not indexed yet), its tokens measured."""
+        item = cls(
+            id=s.id,
+            kind=s.kind,
+            qualname=s.qualname,
+            path=s.path,
+            start_line=s.start_line,
+            end_line=s.end_line,
+            score=round(score, 4),
+            reason=reason,
+            text=s.text,
+            stale=False,
+            reasons=[reason],
+            via=via,
+            overlay=overlay,
+        )
+        return dataclasses.replace(item, tokens=estimate_tokens(render_item(item)))
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,10 +18,8 @@ import numpy as np
 from branchgraph.core.embed import Embedder
 from branchgraph.core.lexical import lexical_text
 from branchgraph.core.model import SymbolText
-from branchgraph.retrieval.budget import estimate_tokens
 from branchgraph.retrieval.context import ContextItem, ContextResult
 from branchgraph.retrieval.query import Words, content_terms
-from branchgraph.retrieval.render import render_item
 
 OVERLAY_REASON = "changed on this branch (not indexed yet)"
 # Weights of the two halves of a match: the question's words the symbol says, and the
@@ -78,22 +76,7 @@ def overlay_context(
 
 
 def _from_branch(s: SymbolText, score: float, reason: str, via: str | None) -> ContextItem:
-    item = ContextItem(
-        id=s.id,
-        kind=s.kind,
-        qualname=s.qualname,
-        path=s.path,
-        start_line=s.start_line,
-        end_line=s.end_line,
-        score=round(score, 4),
-        reason=reason,
-        text=s.text,
-        stale=False,
-        reasons=[reason],
-        via=via,
-        overlay=True,
-    )
-    return dataclasses.replace(item, tokens=estimate_tokens(render_item(item)))
+    return ContextItem.of_symbol(s, score, reason, via, overlay=True)
 
 
 def _competing(

@@ -19,4 +19,4 @@ CREATE INDEX function_qualname IF NOT EXISTS FOR (n:Function) ON (n.qualname);
 CREATE INDEX method_qualname IF NOT EXISTS FOR (n:Method) ON (n.qualname);
 CREATE INDEX unresolved_raw IF NOT EXISTS FOR (n:Unresolved) ON (n.raw);
 // Test selection follows dangling calls by the bare name they call (`x.save()` may run any `save`).
-CREATE INDEX unresolved_name IF NOT EXISTS FOR (n:Unresolved) ON (n.name);
+CREATE INDEX unresolved_branch_name IF NOT EXISTS FOR (n:Unresolved) ON (n.repo, n.branch, n.name);
