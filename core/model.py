@@ -89,6 +89,9 @@ class Edge:
     def __post_init__(self) -> None:
         if self.type not in EDGE_TYPES:
             raise ValueError(f"unknown edge type {self.type!r}")
+        if self.line is not None and not self.lines:
+            # One use: its line is every use-site line (so deduplicating keeps the edge as is).
+            object.__setattr__(self, "lines", (self.line,))
 
     @property
     def key(self) -> tuple[str, str, str, str]:

@@ -180,6 +180,9 @@ def dedupe_edges(edges: list[Edge]) -> list[Edge]:
         uses.setdefault(e.key, []).append(e)
     out = []
     for group in uses.values():
+        if len(group) == 1:  # most edges: already in their final form (``Edge.lines``)
+            out.append(group[0])
+            continue
         first = min(group, key=lambda e: e.line or 0)
         lines = tuple(sorted({e.line for e in group if e.line is not None}))
         out.append(dataclasses.replace(first, lines=lines, count=len(group)))
