@@ -188,3 +188,27 @@ def test_diff_over_http_of_a_branch_with_itself_is_empty(workspace):
         status, body = http.call("POST", "/v1/diff", {"base": "main", "head": "main"})
         assert status == 200 and body["files"] == {"added": [], "removed": [], "modified": []}
         assert http.call("POST", "/v1/diff", {"base": "main", "head": "nope"})[0] == 404
+
+
+def test_context_on_a_branch_not_indexed_and_compared_with_main_over_http(workspace, shop_repo: Path):
+    from dulwich.repo import Repo
+    from gitrepo import commit_files
+
+    files = read_tree(FIXTURES / "shop")
+    files["src/shop/payments.py"] = files["src/shop/payments.py"].replace(
+        b"invoice.add_line(-self.amount)", b"invoice.add_line(-abs(self.amount))"
+    )
+    repo = Repo(str(shop_repo))
+    commit_files(repo, files, branch="fix", parents=[repo.refs[b"refs/heads/main"]])
+    with Served(create_app(workspace)) as http:
+        status, document = http.call("POST", "/v1/context", {"query": QUESTION, "branch": "fix", "entries": 1})
+        assert status == 200 and document["branch"] == "fix"
+        refund = next(i for i in document["items"] if i["qualname"] == "shop.payments.Payment.refund")
+        assert refund["overlay"] and "abs(self.amount)" in refund["text"]
+        assert any("fix is not indexed yet" in w for w in document["warnings"])
+
+        status, compared = http.call("POST", "/v1/context", {"query": QUESTION, "branch": "fix", "compare": "main"})
+        assert status == 200 and compared["head"]["branch"] == "fix" and compared["base"]["branch"] == "main"
+        refund = next(i for i in compared["items"] if i["qualname"] == "shop.payments.Payment.refund")
+        assert refund["status"] == "changed" and "abs(" not in refund["base"]["text"]
+        assert http.call("POST", "/v1/context", {"query": QUESTION, "compare": "nope"})[0] == 404

@@ -436,6 +436,18 @@ def test_a_worker_killed_mid_job_is_replaced_and_two_workers_converge(
     )
     started, succeeded = runs[0]
     assert succeeded == 2 and started == 3, runs  # the killed run, its retry, the update
+    # Two workers never ran jobs of one branch at once: each run ends before the next starts.
+    events = sql(
+        pg_store,
+        "SELECT e.type::text, e.at FROM procrastinate_events e JOIN procrastinate_jobs j ON j.id = e.job_id "
+        "WHERE j.args->>'repo' = %s AND e.type IN ('started', 'succeeded', 'failed', 'deferred_for_retry') "
+        "ORDER BY e.at, e.id",
+        (name,),
+    )
+    running = 0  # the killed run ends when it is handed back (deferred_for_retry)
+    for kind, _ in events:
+        running += 1 if kind == "started" else -1
+        assert 0 <= running <= 1, events
 
 
 @pytest.mark.neo4j
