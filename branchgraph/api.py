@@ -408,6 +408,9 @@ class Workspace(_OpenStores):
             self.root, self.config = _root_and_config(path, config)
             anchor = self.root
         super().__init__(self.config, anchor)
+        # Where the managed Neo4j keeps its data, when branchgraph runs it (/metrics sizes it).
+        managed = self.config.index_dir_for(anchor) / "neo4j"
+        self.managed_graph_dir: Path | None = managed if managed_server(managed) is not None else None
         self._recency = PathRecency(self.pg)
         self.read_wait_s = READ_WAIT_S
         # Opened once per thread (a pack file reader seeks, so threads must not share one);

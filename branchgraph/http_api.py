@@ -212,7 +212,7 @@ def create_app(
 
     @app.get("/metrics", summary="Prometheus metrics: lag, queue, jobs, nodes, edges, vectors and bytes per branch")
     def metrics() -> Response:
-        body = generate_latest(registry(workspace.pg, intake.queue if intake else None))
+        body = generate_latest(registry(workspace.pg, intake.queue if intake else None, workspace.managed_graph_dir))
         return Response(body, media_type=CONTENT_TYPE_LATEST)
 
     if intake is not None:

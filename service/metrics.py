@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 from prometheus_client.core import GaugeHistogramMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector, CollectorRegistry
@@ -30,9 +31,10 @@ def histogram_buckets(values: Sequence[float], bounds: Sequence[float]) -> list[
 
 
 class StoreCollector(Collector):
-    def __init__(self, pg: PgStore, queue: Queue | None):
+    def __init__(self, pg: PgStore, queue: Queue | None, graph_dir: Path | None = None):
         self.pg = pg
         self.queue = queue
+        self.graph_dir = graph_dir  # the managed Neo4j's data, when branchgraph runs it
 
     def collect(self) -> Iterator[Metric]:
         now = datetime.now(UTC)
@@ -66,12 +68,15 @@ class StoreCollector(Collector):
             "branchgraph_branch_pending_commits", "Commits pushed and not indexed yet", labels=["repo", "branch"]
         )
         records = self.pg.branches()
+        sizes = {(r.repo, r.branch): _graph_rows(r.counts) for r in records}
         for r in records:
             key = [r.repo, r.branch]
             nodes.add_metric(key, float(sum(r.counts.get("nodes", {}).values())))
             edges.add_metric(key, float(sum(r.counts.get("edges", {}).values())))
             files.add_metric(key, float(r.counts.get("files", 0)))
             age.add_metric(key, (now - r.indexed_at).total_seconds())
+        if self.graph_dir is not None and sizes:
+            yield self._graph_bytes(sizes)
         for repo in sorted({r.repo for r in records} | set(self.pg.pushed_repos())):
             for branch, state in sorted(self.pg.push_states(repo).items()):
                 waited = 0.0 if state.oldest_pending_at is None else (now - state.oldest_pending_at).total_seconds()
@@ -94,6 +99,21 @@ class StoreCollector(Collector):
 
         if self.queue is not None:
             yield from self._queue_metrics()
+
+    def _graph_bytes(self, rows: dict[tuple[str, str], int]) -> Metric:
+        """The managed Neo4j's store on disk, shared out by each branch's nodes and edges (an
+        estimate: Neo4j does not account storage per property value)."""
+        assert self.graph_dir is not None
+        total = sum(f.stat().st_size for f in (self.graph_dir / "data").rglob("*") if f.is_file())
+        family = GaugeMetricFamily(
+            "branchgraph_branch_graph_bytes_estimated",
+            "The managed Neo4j's store size shared out by each branch's share of nodes and edges",
+            labels=["repo", "branch"],
+        )
+        all_rows = sum(rows.values()) or 1
+        for (repo, branch), n in sorted(rows.items()):
+            family.add_metric([repo, branch], total * n / all_rows)
+        return family
 
     def _queue_metrics(self) -> Iterator[Metric]:
         assert self.queue is not None
@@ -120,7 +140,14 @@ class StoreCollector(Collector):
         yield from (depth, oldest, jobs, failures, durations)
 
 
-def registry(pg: PgStore, queue: Queue | None) -> CollectorRegistry:
+def _graph_rows(counts: dict[str, object]) -> int:
+    nodes, edges = counts.get("nodes", {}), counts.get("edges", {})
+    return sum(nodes.values() if isinstance(nodes, dict) else ()) + sum(
+        edges.values() if isinstance(edges, dict) else ()
+    )
+
+
+def registry(pg: PgStore, queue: Queue | None, graph_dir: Path | None = None) -> CollectorRegistry:
     out = CollectorRegistry(auto_describe=False)
-    out.register(StoreCollector(pg, queue))
+    out.register(StoreCollector(pg, queue, graph_dir))
     return out

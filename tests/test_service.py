@@ -556,3 +556,30 @@ def test_failed_jobs_back_off_exponentially_and_a_configuration_error_is_not_ret
     assert waits == [2, 4, 8, 16, 32]
     assert decisions[-1] is None  # the last attempt failed for good
     assert backoff.get_retry_decision(exception=ConfigError("no remote"), job=SimpleNamespace(attempts=0)) is None
+
+
+@pytest.mark.neo4j
+@pytest.mark.postgres
+def test_metrics_share_the_managed_graph_store_out_by_branch(shop_repo: Path, config, pg_store, tmp_path: Path):
+    from prometheus_client import generate_latest
+
+    from branchgraph.service.metrics import registry
+
+    api.ingest(shop_repo, config=config)
+    (tmp_path / "data" / "databases").mkdir(parents=True)
+    (tmp_path / "data" / "databases" / "store").write_bytes(b"x" * 100_000)
+    text = generate_latest(registry(pg_store, None, graph_dir=tmp_path)).decode()
+    shares = {
+        line.split("{")[1].split("}")[0]: float(line.rsplit(" ", 1)[1])
+        for line in text.splitlines()
+        if line.startswith("branchgraph_branch_graph_bytes_estimated{")
+    }
+    assert abs(sum(shares.values()) - 100_000) < 1  # every branch of the store shares it
+    mine = shares[f'branch="main",repo="{shop_repo.name}"']
+    record = pg_store.branch_record(shop_repo.name, "main")
+    rows = sum(record.counts["nodes"].values()) + sum(record.counts["edges"].values())
+    everyone = sum(
+        sum(r.counts.get("nodes", {}).values()) + sum(r.counts.get("edges", {}).values()) for r in pg_store.branches()
+    )
+    assert abs(mine - 100_000 * rows / everyone) < 1
+    assert f'branchgraph_branch_postgresql_bytes{{branch="main",repo="{shop_repo.name}"}}' in text
