@@ -282,7 +282,9 @@ def test_named_query_parameters_are_checked():
         "symbol",
         "symbol_names",
         "symbols_named",
+        "test_files_imports",
         "tests_for",
+        "tests_walk_step",
     }
 
 
