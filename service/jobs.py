@@ -258,8 +258,16 @@ def worker_app(worker: Worker, url: str) -> procrastinate.App:
 
     @app.periodic(cron=RETENTION_CRON, periodic_id="retention")
     @app.task(name=RETENTION_TASK, queue=QUEUE, retry=_Backoff(), queueing_lock="branchgraph-retention")
-    def apply_retention(timestamp: int) -> None:
-        worker.retention()
+    async def apply_retention(timestamp: int) -> None:
+        await asyncio.to_thread(worker.retention)
+        # Finished jobs go after as long as the push log (their states and times feed /metrics).
+        await app.job_manager.delete_old_jobs(
+            nb_hours=SERVICE_LOG_DAYS * 24,
+            queue=QUEUE,
+            include_failed=True,
+            include_cancelled=True,
+            include_aborted=True,
+        )
 
     return app
 

@@ -583,3 +583,33 @@ def test_metrics_share_the_managed_graph_store_out_by_branch(shop_repo: Path, co
     )
     assert abs(mine - 100_000 * rows / everyone) < 1
     assert f'branchgraph_branch_postgresql_bytes{{branch="main",repo="{shop_repo.name}"}}' in text
+
+
+@pytest.mark.neo4j
+@pytest.mark.postgres
+def test_the_retention_job_runs_on_a_worker_and_forgets_old_finished_jobs(
+    tmp_path: Path, repo_dir: Path, config, pg_store
+):
+    from branchgraph.service.jobs import RETENTION_TASK, Queue, WorkerOptions, run_worker
+
+    name = repo_dir.name
+    origin = tmp_path / "origin" / name
+    commit_files(init_repo(origin), {"app.py": "def main():\n    return 1\n"})
+    service = dataclasses.replace(config, workspace_dir=tmp_path / "workspace", remotes={name: str(origin)})
+    queue = Queue(str(config.database_url))
+    try:
+        old = queue.enqueue_index(name, "main").job_id
+        run_worker(service, WorkerOptions(until_idle=True))  # indexes main
+        sql(pg_store, "UPDATE procrastinate_events SET at = now() - interval '30 days' WHERE job_id = %s", (old,))
+        queue.app.configure_task(RETENTION_TASK, queue="branchgraph").defer(timestamp=0)
+        run_worker(service, WorkerOptions(until_idle=True))
+        assert sql(pg_store, "SELECT count(*) FROM procrastinate_jobs WHERE id = %s", (old,)) == [(0,)]
+        assert [r.branch for r in pg_store.branches(name)] == ["main"]  # the default branch is kept
+        retention = sql(
+            pg_store,
+            "SELECT status::text FROM procrastinate_jobs WHERE task_name = %s ORDER BY id DESC LIMIT 1",
+            (RETENTION_TASK,),
+        )
+        assert retention == [("succeeded",)]
+    finally:
+        queue.close()
