@@ -11,10 +11,13 @@ Routes, with the prefixes they are mounted under:
 - TypeScript/JavaScript: Express (``app.get(path, ...handlers)``, ``router.post``,
   ``app.all``; ``app.use("/api", router)``): a call is a route when its last argument is a
   function (inline, or a name that resolves to one), else it is a client call.
+- Go: net/http (``mux.HandleFunc("GET /orders/{id}", h.Show)``), gin and echo (``r.GET``,
+  ``r.Group("/api")``), chi (``r.Get``, ``r.Mount``); see ``go_endpoints``.
 
 Client calls: ``requests``/``httpx``-style ``x.get(url)``, ``x.request(method, url)``,
 ``Client(base_url=...)`` receivers; ``fetch(url, {method})``, axios-style ``x.post(url)`` and
-``axios.create({baseURL})`` instances — wherever the URL argument looks like a path or URL.
+``axios.create({baseURL})`` instances; Go's ``http.Get``/``NewRequest``/``httptest.NewRequest`` —
+wherever the URL argument looks like a path or URL.
 """
 
 from __future__ import annotations
@@ -101,11 +104,6 @@ class _Mounts:
             mounted = prefix if replaces_own and prefix is not None else join(prefix or "", own)
             out.extend(join(above, mounted) for above in self.prefixes(parent, seen | {router}))
         return sorted(set(out))
-
-
-def no_endpoints(resolver: Resolver) -> Endpoints:
-    """A language whose routes and clients are not read yet."""
-    return Endpoints([], [])
 
 
 def _keyword(args: list[str], name: str) -> str | None:
@@ -356,3 +354,123 @@ def _is_handler(resolver: Resolver, f: ParsedSource, site: CallSite, argument: s
     if _FUNCTION_LITERAL.match(argument):
         return True
     return resolver.callable_target(f.path, site.scope, argument) is not None
+
+
+# Go: gin and echo name routes by the upper-case method, chi by the capitalised one; a client
+# call of `http.Get(url)` has one argument where chi's `r.Get("/x", handler)` has two.
+_VERBS_UPPER = frozenset(v.upper() for v in VERBS)
+_GO_ROUTE_VERBS = {verb.upper(): verb.upper() for verb in VERBS} | {verb.capitalize(): verb.upper() for verb in VERBS}
+_GO_CLIENT_CALLS = {"Get": "GET", "Head": "HEAD", "Post": "POST", "PostForm": "POST"}
+_GO_REQUESTS = {"NewRequest": 0, "NewRequestWithContext": 1}  # the position of the method argument
+_GO_METHOD_CONSTANT = re.compile(r"^(?:\w+\.)?Method(\w+)$")
+_GO_FUNCTION_LITERAL = re.compile(r"^func\s*\(")
+_GO_HANDLER_WRAPPER = re.compile(r"^(?:\w+\.)?HandlerFunc\((.+)\)$")
+
+
+def go_endpoints(resolver: Resolver) -> Endpoints:
+    """Go routes and clients. Routes: net/http's ``HandleFunc``/``Handle`` (Go 1.22 patterns
+    with a method, ``"GET /orders/{id}"``), gin and echo (``r.GET``, ``r.Any``, gin's
+    ``r.Handle("GET", path, h)``, ``api := r.Group("/api")``), chi (``r.Get``, ``r.Mount("/api",
+    sub)``); a handler is a function literal, a function or method value, or one wrapped in
+    ``http.HandlerFunc(...)``. Clients: ``http.Get``/``Head``/``Post``/``PostForm`` on the
+    package or a client value, and ``http.NewRequest``/``NewRequestWithContext`` and
+    ``httptest.NewRequest`` with their method."""
+    mounts = _Mounts()
+    for f, site in _sites(resolver):
+        name, receiver = _last(site.callee), _receiver(site.callee)
+        parent = resolver.origin(f.path, site.scope, receiver) if receiver else None
+        if name == "Group" and site.assigned and site.args:
+            prefix, child = literal(site.args[0]), resolver.origin(f.path, site.scope, site.assigned)
+        elif name == "Mount" and len(site.args) == 2:
+            prefix, child = literal(site.args[0]), resolver.origin(f.path, site.scope, site.args[1])
+        else:
+            continue
+        if prefix is not None and child is not None:
+            mounts.register(child, parent, prefix, False)
+    routes: list[Route] = []
+    clients: list[ClientCall] = []
+    for f, site in _sites(resolver):
+        name, receiver, args = _last(site.callee), _receiver(site.callee), site.args
+        router = resolver.origin(f.path, site.scope, receiver) if receiver else None
+        route = _go_route(name, args)
+        if route is not None:
+            methods, template, handler_raw = route
+            handler = _go_handler(resolver, f, site, handler_raw)
+            if handler is not None:
+                routes.extend(_mounted(methods, template, handler, f, site, mounts.prefixes(router)))
+            continue
+        method, url_raw = _go_client(name, args)
+        url = client_path(url_raw) if url_raw is not None else None
+        if url is not None:
+            clients.append(_client_call(resolver, f, site, method, url, url_raw or "", {}))
+    return Endpoints(routes, clients)
+
+
+def _go_route(name: str, args: list[str]) -> tuple[frozenset[str] | None, str, str] | None:
+    """(methods, path template, handler argument) of a route registration, else None."""
+    first = literal(args[0]) if args else None
+    if first is None or len(args) < 2:
+        return None
+    if name == "Handle" and len(args) >= 3 and first.upper() in _VERBS_UPPER:  # gin: Handle(method, path, h)
+        template = literal(args[1])
+        return (frozenset({first.upper()}), template, args[-1]) if template is not None else None
+    if name in ("HandleFunc", "Handle"):
+        method, _, rest = first.strip().partition(" ")
+        if rest and method.upper() in _VERBS_UPPER:  # Go 1.22: "GET /orders/{id}"
+            return frozenset({method.upper()}), _go_pattern(rest.strip()), args[-1]
+        return None, _go_pattern(first), args[-1]
+    if name == "Any":
+        return None, first, args[-1]
+    verb = _GO_ROUTE_VERBS.get(name)
+    if verb is None or (name in _GO_CLIENT_CALLS and not (len(args) == 2 and _handler_like(args[1]))):
+        return None
+    return frozenset({verb}), first, args[-1]
+
+
+def _handler_like(argument: str) -> bool:
+    """What a chi route's second argument looks like: a function literal or value, never a
+    URL or a body."""
+    return bool(_GO_FUNCTION_LITERAL.match(argument) or _GO_HANDLER_WRAPPER.match(argument)) or bool(
+        re.fullmatch(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*", argument)
+    )
+
+
+def _go_pattern(pattern: str) -> str:
+    """A net/http pattern's path: no host (``example.com/x``), no end anchor (``/{$}``),
+    ``{name...}`` a parameter like any other."""
+    if not pattern.startswith("/") and "/" in pattern:
+        pattern = pattern[pattern.index("/") :]
+    return pattern.replace("{$}", "").replace("...}", "}")
+
+
+def _go_handler(resolver: Resolver, f: ParsedSource, site: CallSite, argument: str) -> Target | None:
+    """The function a Go handler argument names: a literal belongs to the code around it."""
+    wrapped = _GO_HANDLER_WRAPPER.match(argument)
+    if wrapped:
+        argument = wrapped.group(1).strip()
+    if _GO_FUNCTION_LITERAL.match(argument):
+        return resolver.scope_target(f.path, site.scope)
+    return resolver.callable_target(f.path, site.scope, argument)
+
+
+def _go_client(name: str, args: list[str]) -> tuple[str | None, str | None]:
+    """(method, URL argument) of a client call, else (None, None)."""
+    if name in _GO_REQUESTS:
+        at = _GO_REQUESTS[name]
+        if len(args) <= at + 1:
+            return None, None
+        return _go_method(args[at]), args[at + 1]
+    method = _GO_CLIENT_CALLS.get(name)
+    # `x.Get(url)` and `x.Head(url)` take the URL alone; `Post(url, type, body)`, `PostForm(url, values)`.
+    wanted = {"Get": 1, "Head": 1, "Post": 3, "PostForm": 2}.get(name)
+    if method is None or len(args) != wanted:
+        return None, None
+    return method, args[0]
+
+
+def _go_method(argument: str) -> str | None:
+    named = literal(argument)
+    if named is not None:
+        return named.upper() if named.upper() in _VERBS_UPPER else None
+    constant = _GO_METHOD_CONSTANT.match(argument)
+    return constant.group(1).upper() if constant and constant.group(1).upper() in _VERBS_UPPER else None

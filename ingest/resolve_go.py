@@ -307,7 +307,9 @@ class GoResolver(Resolver):
         return self._resolve_dotted(path, scope, raw) if _DOTTED.match(raw) else None
 
     def origin(self, path: str, scope: int | None, raw: str, depth: int = 0) -> tuple[str, str] | None:
-        return None  # no route registrations are read from Go yet
+        """A router or group variable (``api := r.Group("/api")``) by the function that holds it:
+        Go routers are local values, so a name means the same router only within its scope."""
+        return (path, f"{scope}:{raw}") if re.fullmatch(_IDENTIFIER, raw) else None
 
     # ----- graph output ---------------------------------------------------------------
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from branchgraph.core.languages import language_named
 from branchgraph.core.model import FileSubgraph
-from branchgraph.ingest.http_endpoints import Endpoints, ecmascript_endpoints, no_endpoints, python_endpoints
+from branchgraph.ingest.http_endpoints import Endpoints, ecmascript_endpoints, go_endpoints, python_endpoints
 from branchgraph.ingest.http_links import link_http
 from branchgraph.ingest.resolution import Resolver
 from branchgraph.ingest.resolve_ecmascript import EcmaScriptResolver
@@ -35,7 +35,7 @@ class Family:
 RESOLVERS: dict[str, Family] = {
     "python": Family(lambda repo, branch, files, _project: PythonResolver(repo, branch, files), python_endpoints),
     "ecmascript": Family(EcmaScriptResolver, ecmascript_endpoints),
-    "go": Family(GoResolver, no_endpoints),
+    "go": Family(GoResolver, go_endpoints),
 }
 
 

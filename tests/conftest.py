@@ -141,6 +141,13 @@ def goshop_sources() -> dict[str, bytes]:
 
 
 @pytest.fixture
+def goweb_sources() -> dict[str, bytes]:
+    """A Go service on net/http (Go 1.22 method patterns), a client package and an httptest
+    test; `go test ./...` passes on it."""
+    return read_tree(FIXTURES / "goweb")
+
+
+@pytest.fixture
 def goshop_repo(repo_dir: Path, goshop_sources) -> Path:
     repo = init_repo(repo_dir)
     commit_files(repo, goshop_sources, message="goshop")

@@ -239,6 +239,53 @@ def test_a_dictionary_lookup_is_no_client_call():
     assert not _inferred(_text({"a.py": 'def f(d):\n    return d.get("orders"), d.get("key", "/default")\n'}))
 
 
+# ----- Go ------------------------------------------------------------------------------------
+
+
+def test_go_net_http_routes_clients_and_an_httptest_request(goweb_sources):
+    """`go test ./...` passes on the fixture: its test really reaches Show through the mux."""
+    calls = _calls(goweb_sources)
+    assert calls[("orders.TestShow", "orders.Handler.Show")] == ("GET /orders/{param}", 0.9)
+    assert calls[("client.Order", "orders.Handler.Show")][0] == "GET /orders/{param}"
+    assert calls[("client.Place", "orders.Handler.Create")][0] == "POST /orders"
+    tested_by = {(a, b) for a, t, b, ok, _via, _c in _inferred(goweb_sources) if t == "TESTED_BY" and ok}
+    assert tested_by == {("orders.Handler.Show", "orders.TestShow")}
+    reasons = unresolved_of_subgraphs(resolve_sources(goweb_sources, "web"))
+    assert reasons['base + "/invoices/" + id + "/lines"'] == "unresolved"  # served HTTP, not this route
+    # The inline DELETE handler belongs to Routes; no client calls it, nothing links to it.
+    assert not any(b == "orders.Routes" for (_a, b) in calls)
+
+
+def test_gin_echo_and_chi_routes_with_groups_and_mounts():
+    sources = _text(
+        {
+            "go.mod": "module example.com/web\n\ngo 1.22\n",
+            "web/gin.go": (
+                "package web\n\nfunc list(c *Context) {}\nfunc show(c *Context) {}\nfunc any(c *Context) {}\n\n"
+                "func Gin(r *Engine) {\n"
+                '\tapi := r.Group("/api")\n\tv1 := api.Group("/v1")\n'
+                '\tv1.GET("/orders", list)\n\tapi.Handle("GET", "/orders/:id", show)\n\tr.Any("/ping", any)\n}\n'
+            ),
+            "web/chi.go": (
+                "package web\n\nfunc items(w ResponseWriter, r *Request) {}\nfunc create(w ResponseWriter, r *Request) {}\n\n"
+                "func Chi(r Router, sub Router) {\n"
+                '\tsub.Get("/items", items)\n\tsub.Post("/items", create)\n\tr.Mount("/shop", sub)\n}\n'
+            ),
+            "web/client.go": (
+                "package web\n\nfunc Calls(c *Client) {\n"
+                '\tc.Get("/api/v1/orders")\n\tc.Get("/api/orders/9")\n\tc.Head("/ping")\n'
+                '\tc.Post("/shop/items", "application/json", nil)\n\tc.Get("/shop/items")\n}\n'
+            ),
+        }
+    )
+    calls = _calls(sources)
+    assert calls[("web.Calls", "web.list")][0] == "GET /api/v1/orders"
+    assert calls[("web.Calls", "web.show")][0] == "GET /api/orders/{param}"
+    assert calls[("web.Calls", "web.any")][0] == "HEAD /ping"
+    assert calls[("web.Calls", "web.create")][0] == "POST /shop/items"
+    assert calls[("web.Calls", "web.items")][0] == "GET /shop/items"
+
+
 # ----- through the stores ------------------------------------------------------------------------
 
 FLASK_APP = (

@@ -57,3 +57,20 @@
 (range_clause left: (expression_list (_) (identifier) @assign.name) right: (_) @assign.elements)
 
 (source_file (var_declaration (var_spec name: (identifier) @global)))
+
+; ----- call sites whose arguments matter (@site.*: see core/extract.CallSite): route
+; registrations of net/http (`mux.HandleFunc("GET /orders/{id}", h)`), gin and echo
+; (`r.GET("/x", h)`, `r.Group("/api")`) and chi (`r.Get("/x", h)`, `r.Mount("/api", sub)`), and
+; HTTP clients (`http.Get(url)`, `http.NewRequest("POST", url, body)`, `httptest.NewRequest`).
+; The callee's last name is matched with any-of (cheap) before anything else.
+((call_expression
+   function: (selector_expression field: (field_identifier) @_verb) @site.callee
+   arguments: (argument_list) @site.args)
+  (#any-of? @_verb "HandleFunc" "Handle" "GET" "POST" "PUT" "PATCH" "DELETE" "HEAD" "OPTIONS" "Any"
+    "Get" "Post" "Put" "Patch" "Delete" "Head" "Options" "Group" "Route" "Mount" "PostForm"
+    "NewRequest" "NewRequestWithContext"))
+(short_var_declaration left: (expression_list . (identifier) @site.assigned)
+  right: (expression_list . (call_expression
+    function: (selector_expression field: (field_identifier) @_name) @site.callee
+    arguments: (argument_list) @site.args))
+  (#any-of? @_name "Group"))
