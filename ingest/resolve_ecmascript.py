@@ -109,6 +109,8 @@ class EcmaScriptResolver(Resolver):
         # Every name a definition or an instance attribute carries: a member call on an
         # unknown receiver whose name is not among them cannot land in the repository.
         self.member_names: set[str] = set()
+        # (path, scope) -> the parameter names of the functions there (inline callbacks' too).
+        self.parameters: dict[tuple[str, int | None], set[str]] = {}
         for f in files:
             self._index_file(f)
         self._by_id = {s.id: s for s in self.symbols.values()}
@@ -145,6 +147,12 @@ class EcmaScriptResolver(Resolver):
         for a in f.parsed.assignments:
             self._index_assignment(f, a)
         for ref in f.parsed.references:
+            if ref.kind == "parameter":
+                self.parameters.setdefault((f.path, ref.scope), set()).add(ref.raw)
+                # A parameter shadows the outer names it is called like; only a name nothing
+                # else binds there (an annotation, a callback element, a definition) is bound.
+                self._bind(f.path, ref.scope, ref.raw, ("param",), keep_existing=True)
+                continue
             if ref.scope is None:
                 continue
             if ref.kind == "return_type":
@@ -152,7 +160,10 @@ class EcmaScriptResolver(Resolver):
             elif ref.kind == "base":
                 self._base_refs.setdefault((f.path, ref.scope), []).append((ref.raw, ref.line))
             elif ref.kind == "param_type" and ref.param:
-                self._bind(f.path, ref.scope, ref.param, ("annotated", ref.raw, ref.scope), keep_existing=True)
+                known = self.bindings.get((f.path, ref.scope), {}).get(ref.param)
+                self._bind(
+                    f.path, ref.scope, ref.param, ("annotated", ref.raw, ref.scope), keep_existing=known != ("param",)
+                )
 
     def _index_import(self, f: ParsedSource, imp: Import) -> None:
         if imp.kind == "export":
@@ -269,6 +280,8 @@ class EcmaScriptResolver(Resolver):
             return self._resolve_dotted(path, binding[2], binding[1])
         if kind == "element":  # `lines.map((line) => ...)`: an element of `lines`
             return self._element_of(path, binding[2], binding[1])
+        if kind == "param":  # an untyped parameter: whatever the caller passes
+            return None
         raise AssertionError(f"unknown binding {binding!r}")
 
     def _call_result(self, callee: _Value) -> _Value:
@@ -458,7 +471,9 @@ class EcmaScriptResolver(Resolver):
                 value = self._resolve_dotted(f.path, ref.scope, ref.raw)
                 if value is None and self._leaves_repository(ref.raw):
                     value = _Ext(ref.raw)
-                edge = self._emit(out, f.path, source, "CALLS", ref.raw, ref.line, value)
+                # Calling a parameter (`next()`, `resolve(x)`) runs what the caller passed.
+                dynamic = value is None and self._is_parameter(f, ref.scope, ref.raw)
+                edge = self._emit(out, f.path, source, "CALLS", ref.raw, ref.line, value, dynamic=dynamic)
                 if edge.resolved and ref.scope is not None:
                     self._emit_tested_by(out, f, ref.scope, edge)
             elif ref.kind == "implements":
@@ -491,10 +506,29 @@ class EcmaScriptResolver(Resolver):
         self._emit(out, f.path, file_target, "IMPORTS", raw, imp.line, value)
 
     def _emit(
-        self, out: SubgraphEmitter, path: str, source: Target, edge_type: str, raw: str, line: int, value: _Value
+        self,
+        out: SubgraphEmitter,
+        path: str,
+        source: Target,
+        edge_type: str,
+        raw: str,
+        line: int,
+        value: _Value,
+        dynamic: bool = False,
     ) -> Edge:
         external = value.name if isinstance(value, _Ext) else None
-        return out.reference(path, source, edge_type, raw, line, self._target(value, edge_type), external=external)
+        target = self._target(value, edge_type)
+        return out.reference(path, source, edge_type, raw, line, target, external=external, dynamic=dynamic)
+
+    def _is_parameter(self, f: ParsedSource, scope: int | None, raw: str) -> bool:
+        """Whether ``raw`` is a parameter of a function around ``scope`` (nearest first)."""
+        defs = f.parsed.definitions
+        while True:
+            if raw in self.parameters.get((f.path, scope), ()):
+                return True
+            if scope is None:
+                return False
+            scope = defs[scope].parent
 
     def _target(self, value: _Value, edge_type: str) -> Target | None:
         labels = _TARGET_LABELS[edge_type]

@@ -244,3 +244,20 @@ def test_conventions():
         clean_docstring("/**\n * Adds a line.\n *\n * @param line the line\n */")
         == "Adds a line.\n\n@param line the line"
     )
+
+
+@pytest.mark.parametrize("suffix", ["ts", "js"])
+def test_a_called_parameter_is_dynamic_and_shadows_the_function_it_is_named_like(suffix):
+    source = (
+        "export function handler() { return 1 }\n\n"
+        "export function run(handler, done = () => 0) { handler(); done(); return handler.name }\n\n"
+        "export const middleware = async (c, next) => { await next(); return c.run('x') }\n\n"
+        "export function direct() { return handler() }\n"
+    )
+    graph = resolve({f"src/app.{suffix}": source.encode()})
+    reasons = unresolved_of_subgraphs(graph)
+    found = {(a, b): ok for a, _t, b, ok in edges_of_subgraphs(graph) if _t == "CALLS"}
+    assert found[("src/app.run", "handler")] is False and reasons["handler"] == "dynamic"
+    assert reasons["done"] == "dynamic" and reasons["next"] == "dynamic"
+    assert reasons["c.run"] == "unresolved"  # an untyped receiver: not known, not dynamic
+    assert found[("src/app.direct", "src/app.handler")] is True  # outside run, the function

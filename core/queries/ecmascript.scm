@@ -126,3 +126,8 @@
     function: [(identifier) @_name (member_expression property: (property_identifier) @_name)] @site.callee
     arguments: (arguments) @site.args)
   (#any-of? @_name "express" "Router" "create"))
+
+; ----- parameters (@reference.parameter): calling one (`next()`, `resolve(value)`) runs whatever
+; function the caller passed, decided at run time. A bare arrow parameter here; the
+; parenthesised ones in typescript.scm / javascript.scm.
+(arrow_function parameter: (identifier) @reference.parameter)

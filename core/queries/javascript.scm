@@ -16,3 +16,7 @@
   function: (member_expression object: (_) @assign.elements property: (property_identifier) @_method)
   arguments: (arguments . (arrow_function parameters: (formal_parameters . (_) . (identifier) @assign.name)))
   (#eq? @_method "reduce"))
+
+; Parameters by name (see ecmascript.scm: @reference.parameter).
+(formal_parameters (identifier) @reference.parameter)
+(formal_parameters (assignment_pattern left: (identifier) @reference.parameter))

@@ -66,3 +66,7 @@
   type: (type_annotation (object_type (property_signature name: (property_identifier) @_property
                                                           type: (type_annotation (_) @reference.param_type))))
   (#eq? @param @_property))
+
+; Parameters by name, typed or not (see ecmascript.scm: @reference.parameter).
+(required_parameter pattern: (identifier) @reference.parameter)
+(optional_parameter pattern: (identifier) @reference.parameter)
