@@ -160,9 +160,9 @@ class EcmaScriptResolver(Resolver):
             elif ref.kind == "base":
                 self._base_refs.setdefault((f.path, ref.scope), []).append((ref.raw, ref.line))
             elif ref.kind == "param_type" and ref.param:
-                known = self.bindings.get((f.path, ref.scope), {}).get(ref.param)
+                bound = self.bindings.get((f.path, ref.scope), {}).get(ref.param)
                 self._bind(
-                    f.path, ref.scope, ref.param, ("annotated", ref.raw, ref.scope), keep_existing=known != ("param",)
+                    f.path, ref.scope, ref.param, ("annotated", ref.raw, ref.scope), keep_existing=bound != ("param",)
                 )
 
     def _index_import(self, f: ParsedSource, imp: Import) -> None:
