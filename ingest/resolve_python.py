@@ -49,7 +49,16 @@ class _Var:
     module: str  # a module-level variable of this in-repo module
 
 
-_Value = _Mod | _Sym | _Inst | _Ext | _Var | None
+@dataclass(frozen=True, slots=True)
+class _Dyn:
+    """An attribute an in-repo class answers at run time (its ``__getattr__``), and whatever
+    is reached through it: decided at run time, not unresolved."""
+
+    owner: str  # the qualname of the class whose __getattr__ answers
+
+
+_Value = _Mod | _Sym | _Inst | _Ext | _Var | _Dyn | None
+_DYNAMIC_ATTRIBUTE_HOOKS = ("__getattr__", "__getattribute__")
 
 _Binding = Binding
 
@@ -243,6 +252,8 @@ class PythonResolver(Resolver):
     def _call_result(self, callee: _Value) -> _Value:
         """What calling ``callee`` returns, when that is an in-repo class's instance: a class
         called (its constructor), or a function whose return annotation names one class."""
+        if isinstance(callee, _Dyn):
+            return callee
         if not isinstance(callee, _Sym):
             return None
         symbol = callee.symbol
@@ -327,6 +338,8 @@ class PythonResolver(Resolver):
     def _member_uncached(self, value: _Value, attr: str) -> _Value:
         if isinstance(value, _Ext):
             return _Ext(f"{value.name}.{attr}")
+        if isinstance(value, _Dyn):
+            return value
         if isinstance(value, _Mod):
             f = self.modules.get(value.name)
             if f is not None:
@@ -340,8 +353,16 @@ class PythonResolver(Resolver):
                 return _Var(value.name)
             return None
         if isinstance(value, (_Sym, _Inst)) and value.symbol.label == "Class":
-            return self._class_member(value.symbol, attr, set())
+            found = self._class_member(value.symbol, attr, set())
+            if found is None and isinstance(value, _Inst) and self._answers_any_attribute(value.symbol):
+                return _Dyn(value.symbol.qualname)  # a proxy: `connection.cursor()`
+            return found
         return None
+
+    def _answers_any_attribute(self, cls: _Symbol) -> bool:
+        """Whether the class (or an in-repo base) defines ``__getattr__``/``__getattribute__``:
+        then a missing attribute of its instances is looked up at run time."""
+        return any(isinstance(self._class_member(cls, hook, set()), _Sym) for hook in _DYNAMIC_ATTRIBUTE_HOOKS)
 
     def _class_bases(self, cls: _Symbol) -> list[tuple[str, int, _Value]]:
         cached = self._bases.get(cls.id)
@@ -499,7 +520,10 @@ class PythonResolver(Resolver):
         target_labels: tuple[str, ...],
     ) -> Edge:
         external = value.name if isinstance(value, _Ext) else None
-        return out.reference(path, source, edge_type, raw, line, self._target(value, target_labels), external=external)
+        target = self._target(value, target_labels)
+        return out.reference(
+            path, source, edge_type, raw, line, target, external=external, dynamic=isinstance(value, _Dyn)
+        )
 
     def _target(self, value: _Value, labels: tuple[str, ...]) -> Target | None:
         if isinstance(value, _Sym) and value.symbol.label in labels:

@@ -196,3 +196,28 @@ def test_functions_that_return_their_own_calls_resolve_without_recursing():
     assert not calls["loop(3).go"]  # never returns a class
     # The cycle through pong gives no type, so ping's two returns do not agree on A.
     assert not calls["ping(2).go"]
+
+
+def test_attributes_a_class_answers_through_getattr_are_dynamic():
+    sources = {
+        "db/__init__.py": (
+            b"class ConnectionProxy:\n"
+            b"    def __init__(self, name):\n        self.name = name\n\n"
+            b"    def __getattr__(self, item):\n        return getattr(connect(self.name), item)\n\n"
+            b"    def close(self):\n        return None\n\n\n"
+            b"class Plain:\n    pass\n\n\n"
+            b"def connect(name):\n    return name\n\n\n"
+            b"connection = ConnectionProxy('default')\nplain = Plain()\n"
+        ),
+        "app.py": (
+            b"from db import connection, plain\n\n\n"
+            b"def work():\n    connection.close()\n    connection.cursor().execute('x')\n    plain.cursor()\n"
+        ),
+    }
+    graph = resolve(sources)
+    reasons = unresolved_of_subgraphs(graph)
+    edges = {(a, b): ok for a, t, b, ok in edges_of_subgraphs(graph) if t == "CALLS"}
+    assert edges[("app.work", "db.ConnectionProxy.close")] is True  # what it defines still resolves
+    assert reasons["connection.cursor"] == "dynamic"
+    assert reasons["connection.cursor().execute"] == "dynamic"  # whatever it answers, too
+    assert reasons["plain.cursor"] == "unresolved"  # no __getattr__: simply not found
