@@ -25,13 +25,14 @@ from branchgraph.core.languages import language_named, new_parser, tag_query, ts
 from branchgraph.core.model import content_hash
 
 # Bumped whenever extraction output changes, so caches keyed by blob SHA are invalidated.
-EXTRACTOR_VERSION = 13
+EXTRACTOR_VERSION = 14
 
 _MAX_RAW = 200
 # A call site keeps this many arguments: a route's path and handlers, a client's URL and options.
 _MAX_SITE_ARGS = 4
 # The captures that say what an assignment holds, and the kind of assignment each makes.
 _ASSIGN_KINDS = (
+    ("assign.partial", "partial"),  # before assign.value: `f = partial(g, ...)` holds g, not a call's result
     ("assign.value", "call"),
     ("assign.alias", "alias"),
     ("assign.type", "annotation"),
@@ -353,6 +354,10 @@ def extract(language: str, data: bytes) -> ParsedFile:
     for ref in references:
         if ref.kind == "receiver" and ref.scope is not None:
             definitions[ref.scope].receiver = _RECEIVER_TYPE.sub("", ref.raw).strip().lstrip("*").strip()
+    # `f = partial(g, ...)` matched as a call of `partial` too: the partial is what f holds.
+    partials = {(a.name, a.line, a.scope) for a in assignments if a.kind == "partial"}
+    if partials:
+        assignments = [a for a in assignments if a.kind != "call" or (a.name, a.line, a.scope) not in partials]
     return ParsedFile(
         language=language,
         definitions=definitions,

@@ -156,6 +156,9 @@ class PythonResolver(Resolver):
             if a.scope is None or defs[a.scope].kind != "class":
                 return
             owner, name = a.scope, a.name
+        elif a.kind == "partial":  # functools.partial(g, ...): calling the name calls g
+            self._bind(f.path, a.scope, a.name, ("wraps", a.callee, a.scope), keep_existing=True)
+            return
         else:
             self._bind(f.path, a.scope, a.name, ("call_result", a.callee, a.scope), keep_existing=True)
             return
@@ -164,6 +167,8 @@ class PythonResolver(Resolver):
             binding: _Binding = ("annotated", a.callee, defs[a.scope].parent if a.scope is not None else None)
         elif a.kind == "alias":
             binding = ("alias", a.callee, a.scope)
+        elif a.kind == "partial":
+            binding = ("wraps", a.callee, a.scope)
         else:
             binding = ("call_result", a.callee, a.scope)
         self.attributes.setdefault((f.path, owner), {}).setdefault(name, []).append(binding)
@@ -247,6 +252,9 @@ class PythonResolver(Resolver):
         if kind == "alias":
             value = self._lookup(path, binding[2], binding[1])
             return value if isinstance(value, _Inst) else None
+        if kind == "wraps":  # a partial of a function: calling it calls the function
+            value = self._resolve_dotted(path, binding[2], binding[1])
+            return value if isinstance(value, _Sym) and value.symbol.label in ("Function", "Method") else None
         raise AssertionError(f"unknown binding {binding!r}")
 
     def _call_result(self, callee: _Value) -> _Value:

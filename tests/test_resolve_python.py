@@ -221,3 +221,17 @@ def test_attributes_a_class_answers_through_getattr_are_dynamic():
     assert reasons["connection.cursor"] == "dynamic"
     assert reasons["connection.cursor().execute"] == "dynamic"  # whatever it answers, too
     assert reasons["plain.cursor"] == "unresolved"  # no __getattr__: simply not found
+
+
+def test_a_partial_calls_the_function_it_wraps():
+    sources = {
+        "urls/__init__.py": b"",
+        "urls/conf.py": (
+            b"import functools\nfrom functools import partial\n\n\n"
+            b"def _path(route, view, Pattern=None):\n    return route\n\n\n"
+            b"path = partial(_path, Pattern='route')\nre_path = functools.partial(_path, Pattern='regex')\n"
+        ),
+        "app.py": b"from urls.conf import path, re_path\n\n\ndef urls():\n    return [path('a/', 1), re_path('b', 2)]\n",
+    }
+    edges = {(a, b): ok for a, t, b, ok in edges_of_subgraphs(resolve(sources)) if t == "CALLS"}
+    assert edges[("app.urls", "urls.conf._path")] is True

@@ -37,6 +37,11 @@
 (import_from_statement module_name: (_) @import.from (wildcard_import) @import.wildcard)
 
 (assignment left: (identifier) @assign.name right: (call function: (_) @assign.value))
+; `path = partial(_path, Pattern=RoutePattern)`: calling `path` calls `_path` (assign.partial).
+(assignment left: (identifier) @assign.name
+  right: (call function: [(identifier) @_partial (attribute attribute: (identifier) @_partial)]
+    arguments: (argument_list . [(identifier) (attribute)] @assign.partial))
+  (#eq? @_partial "partial"))
 ; Instance attributes, whose types let `self.store.save()` resolve: `self.store = Store()`,
 ; `self.store = store` (a parameter), `self.store: Store = ...`; and annotated class attributes
 ; and dataclass-style fields (`store: Store`).
