@@ -86,6 +86,9 @@ class PythonResolver(Resolver):
         self.return_types: dict[tuple[str, int], str] = {}
         # pytest fixtures: (path of the file, or directory of a conftest.py) -> name -> function
         self.fixtures: dict[str, dict[str, _Symbol]] = {}
+        # Each class's method resolution order (``_mro``), computed once.
+        self._mros: dict[str, list[_Symbol | _Ext]] = {}
+        self._mro_in_progress: set[str] = set()
         for f in files:
             self._index_file(f)
         self._by_id = {s.id: s for s in self.symbols.values()}
@@ -367,6 +370,55 @@ class PythonResolver(Resolver):
             return found
         return None
 
+    def _class_member(self, cls: _Symbol, attr: str, seen: set[str]) -> _Value:
+        """A member of a class as Python finds it: its own definitions and instance attributes,
+        then each in-repo class of its method resolution order (C3, so in a diamond a
+        sibling's override comes before the shared base); past them, an external base's."""
+        external = None
+        for klass in self._mro(cls):
+            if isinstance(klass, _Ext):
+                external = external or klass
+                continue
+            child = self.children.get((klass.file.path, klass.index), {}).get(attr)
+            if child is not None:
+                return _Sym(child)
+            attribute = self._own_attribute(klass, attr)
+            if attribute is not None:
+                return attribute
+        return _Ext(f"{external.name}.{attr}") if external is not None else None
+
+    def _own_attribute(self, cls: _Symbol, attr: str) -> _Value:
+        """An instance attribute the class's own methods or body assign."""
+        return self._memo(("attribute", cls.id, attr), lambda: self._instance_attribute(cls, attr))
+
+    def _mro(self, cls: _Symbol) -> list[_Symbol | _Ext]:
+        """The class's C3 linearization over its resolved bases (an external base stands for
+        itself; bases that resolve to nothing are left out). A hierarchy C3 refuses (or a
+        cycle) falls back to depth-first order."""
+        found = self._mros.get(cls.id)
+        if found is None:
+            if cls.id in self._mro_in_progress:  # a class among its own bases
+                return [cls]
+            self._mro_in_progress.add(cls.id)
+            try:
+                found = self._mros[cls.id] = self._mro_uncached(cls)
+            finally:
+                self._mro_in_progress.discard(cls.id)
+        return found
+
+    def _mro_uncached(self, cls: _Symbol) -> list[_Symbol | _Ext]:
+        bases: list[_Symbol | _Ext] = []
+        for _raw, _line, base in self._class_bases(cls):
+            if isinstance(base, _Sym) and base.symbol.label == "Class":
+                bases.append(base.symbol)
+            elif isinstance(base, _Ext):
+                bases.append(base)
+        chains = [self._mro(b) if not isinstance(b, _Ext) else [b] for b in bases]
+        merged = _c3_merge([*(list(c) for c in chains), list(bases)])
+        if merged is None:  # inconsistent order: depth-first, first occurrence kept
+            merged = list(dict.fromkeys(klass for chain in chains for klass in chain))
+        return [cls, *merged][: MAX_BASE_DEPTH + 1]
+
     def _answers_any_attribute(self, cls: _Symbol) -> bool:
         """Whether the class (or an in-repo base) defines ``__getattr__``/``__getattribute__``:
         then a missing attribute of its instances is looked up at run time."""
@@ -570,3 +622,20 @@ def _directory(path: str) -> str:
 
 def _file_name(path: str) -> str:
     return path.rsplit("/", 1)[-1]
+
+
+def _c3_merge(sequences: list[list]) -> list | None:
+    """C3's merge: repeatedly take the first head that is in no other sequence's tail."""
+    out: list = []
+    sequences = [seq for seq in sequences if seq]
+    while sequences:
+        for seq in sequences:
+            head = seq[0]
+            if not any(head in other[1:] for other in sequences):
+                break
+        else:
+            return None
+        out.append(head)
+        sequences = [[x for x in seq if x != head] for seq in sequences]
+        sequences = [seq for seq in sequences if seq]
+    return out

@@ -235,3 +235,20 @@ def test_a_partial_calls_the_function_it_wraps():
     }
     edges = {(a, b): ok for a, t, b, ok in edges_of_subgraphs(resolve(sources)) if t == "CALLS"}
     assert edges[("app.urls", "urls.conf._path")] is True
+
+
+def test_members_are_found_in_c3_order_so_a_sibling_override_beats_the_shared_base():
+    sources = {
+        "views.py": (
+            b"class View:\n    def render(self):\n        return 'base'\n\n    def setup(self):\n        return 1\n\n\n"
+            b"class LoginMixin(View):\n    pass\n\n\n"
+            b"class TemplateView(View):\n    def render(self):\n        return 'template'\n\n\n"
+            b"class Page(LoginMixin, TemplateView):\n    def get(self):\n        self.setup()\n        return self.render()\n"
+        )
+    }
+    edges = {(a, b) for a, t, b, ok in edges_of_subgraphs(resolve(sources)) if t == "CALLS" and ok}
+    # Depth-first would find View.render through LoginMixin; Python's MRO is Page, LoginMixin,
+    # TemplateView, View.
+    assert ("views.Page.get", "views.TemplateView.render") in edges
+    assert ("views.Page.get", "views.View.render") not in edges
+    assert ("views.Page.get", "views.View.setup") in edges
