@@ -83,6 +83,8 @@ MAX_REMOTE_ROWS = 1_000
 # A branch not indexed yet is answered by reading the files it changed; past this many, an
 # answer would cost about what its ingest does.
 MAX_OVERLAY_FILES = 300
+# Overlays of unindexed branch heads a workspace keeps (a server answers several questions on one).
+_OVERLAYS_KEPT = 16
 
 # What the adapters need besides the functions below; they import nothing else.
 __all__ = [
@@ -408,9 +410,7 @@ class Workspace(_OpenStores):
             self.root, self.config = _root_and_config(path, config)
             anchor = self.root
         super().__init__(self.config, anchor)
-        # Where the managed Neo4j keeps its data, when branchgraph runs it (/metrics sizes it).
-        managed = self.config.index_dir_for(anchor) / "neo4j"
-        self.managed_graph_dir: Path | None = managed if managed_server(managed) is not None else None
+        self._anchor = anchor
         self._recency = PathRecency(self.pg)
         self.read_wait_s = READ_WAIT_S
         # Opened once per thread (a pack file reader seeks, so threads must not share one);
@@ -424,9 +424,18 @@ class Workspace(_OpenStores):
         # (returns what to tell the caller).
         self.on_unknown_branch: Callable[[str], None] | None = None
         self.on_unindexed: Callable[[str, str], str | None] | None = None
+        self._overlays: dict[tuple[object, ...], tuple[Overlay, str | None]] = {}
+        self._overlays_lock = threading.Lock()
 
     def __enter__(self) -> Workspace:
         return self
+
+    @property
+    def managed_graph_dir(self) -> Path | None:
+        """Where the managed Neo4j keeps its data, when branchgraph runs it (/metrics sizes it);
+        asked at each scrape, not at start-up: most workspaces never serve /metrics."""
+        managed = self.config.index_dir_for(self._anchor) / "neo4j"
+        return managed if managed_server(managed) is not None else None
 
     @property
     def _stores(self) -> RetrievalStores:
@@ -571,15 +580,33 @@ class Workspace(_OpenStores):
 
     def _overlay(self, missing: BranchNotIndexed) -> tuple[Overlay, str | None]:
         """The branch as its nearest indexed base overlaid with the files it changed; and what
-        the service said about queueing its ingest (None: no service)."""
+        the service said about queueing its ingest (None: no service). Kept per branch head
+        and indexed bases: a comparison asks for it again, and must not queue twice."""
         git_repo = self._git(Path(str(missing.root)))
         head = git.branch_head(git_repo, missing.branch)
         bases = [r for r in self.pg.branches(missing.name) if git.commit_exists(git_repo, r.indexed_commit)]
         if head is None or not bases:
             raise missing
-        diffs = {r.branch: git.diff_commits(git_repo, r.indexed_commit, head) for r in bases}
-        base = min(bases, key=lambda r: (diffs[r.branch].count, r.branch))
-        diff = diffs[base.branch]
+        key = (missing.name, missing.branch, head, tuple(sorted((r.branch, r.indexed_commit) for r in bases)))
+        with self._overlays_lock:
+            known = self._overlays.get(key)
+        if known is None:
+            known = self._new_overlay(git_repo, missing, head, bases)
+            with self._overlays_lock:
+                if len(self._overlays) >= _OVERLAYS_KEPT:
+                    self._overlays.pop(next(iter(self._overlays)))
+                self._overlays[key] = known
+        return known
+
+    def _new_overlay(
+        self, git_repo: Repo, missing: BranchNotIndexed, head: str, bases: list[BranchRecord]
+    ) -> tuple[Overlay, str | None]:
+        # The nearest base by a count without rename detection (cheap); renames for it only.
+        base = min(
+            bases,
+            key=lambda r: (git.diff_commits(git_repo, r.indexed_commit, head, detect_renames=False).count, r.branch),
+        )
+        diff = git.diff_commits(git_repo, base.indexed_commit, head)
         changed = {*diff.added, *diff.modified, *diff.renamed.values()}
         queued = self.on_unindexed(missing.name, missing.branch) if self.on_unindexed else None
         if len(changed) > MAX_OVERLAY_FILES:

@@ -107,7 +107,7 @@ def analyze(
         )
     start = {row["id"]: row["qualname"] for row in found.values()}
     report.impacted = users_of(graph, start, depth)
-    tests_to_run(graph, repo, branch, start, report)
+    tests_to_run(graph, repo, branch, start, {row["id"]: row["path"] for row in found.values()}, report)
     names = sorted({c.name for c in changes})
     for row in graph.named_query("impact_unknowns", {"repo": repo, "branch": branch, "names": names}, limit=5000):
         unknown = Unknown(row["path"], row["user"], row["raw"], row["line"], row["edge"])
@@ -167,9 +167,11 @@ def users_of(graph: GraphReader, start: dict[str, str], depth: int) -> list[Impa
     return out
 
 
-def tests_to_run(graph: GraphReader, repo: str, branch: str, start: dict[str, str], report: ImpactReport) -> None:
+def tests_to_run(
+    graph: GraphReader, repo: str, branch: str, start: dict[str, str], paths: dict[str, str], report: ImpactReport
+) -> None:
     """The tests to run (``test_selection.py``), as the report lists them."""
-    selection = select_tests(graph, repo, branch, start)
+    selection = select_tests(graph, repo, branch, start, paths)
     report.tests = [
         TestToRun(t.qualname, t.path, t.start_line, t.end_line, t.depth, t.via, t.pytest_id, t.evidence)
         for t in selection.tests

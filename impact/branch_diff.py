@@ -70,8 +70,9 @@ def diff_branches(graph: GraphReader, repo: str, base: str, head: str) -> Branch
         "removed": [_edge(e) for e in sorted(removed)[:_LISTED_EDGES]],
     }
     out.broken = _broken(graph, repo, base, head, [before[k] for k in set(before) - set(after)])
-    changed = {s["id"]: s["qualname"] for group in ("added", "signature", "modified") for s in out.symbols[group]}
-    tests = select_tests(graph, repo, head, changed).tests
+    symbols = [s for group in ("added", "signature", "modified") for s in out.symbols[group]]
+    changed = {s["id"]: s["qualname"] for s in symbols}
+    tests = select_tests(graph, repo, head, changed, {s["id"]: s["path"] for s in symbols}).tests
     out.tests = [
         {"qualname": t.qualname, "path": t.path, "pytest_id": t.pytest_id, "depth": t.depth, "evidence": t.evidence}
         for t in tests

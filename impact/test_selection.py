@@ -74,8 +74,8 @@ class Selection:
     complete: bool  # False: the walk hit MAX_WALK
 
 
-def select_tests(graph: GraphReader, repo: str, branch: str, start: dict[str, str]) -> Selection:
-    """The tests to run when the symbols ``start`` (id -> qualname) change."""
+def select_tests(graph: GraphReader, repo: str, branch: str, start: dict[str, str], paths: dict[str, str]) -> Selection:
+    """The tests to run when the symbols ``start`` (id -> qualname, ``paths`` id -> file) change."""
     # Every symbol reached carries the changed symbols it was reached from, so one walk
     # serves a whole diff and each changed symbol still learns whether it reached a test.
     origins: dict[str, set[str]] = {node_id: {node_id} for node_id in start}
@@ -124,7 +124,8 @@ def select_tests(graph: GraphReader, repo: str, branch: str, start: dict[str, st
     # MAX_WALK symbols: most of the repository runs it), gets the fallback's tests as well.
     fallback = start if not complete else {node_id: q for node_id, q in start.items() if node_id not in tested}
     if fallback:
-        for test in _fallback(graph, repo, branch, fallback):
+        files = {fallback[node_id]: paths[node_id] for node_id in sorted(fallback) if node_id in paths}
+        for test in _fallback(graph, repo, branch, files):
             chosen.setdefault(test.qualname, test)
     return Selection(sorted(chosen.values(), key=lambda t: (t.depth, t.qualname)), complete)
 
@@ -134,22 +135,13 @@ def _is_test(row: dict[str, Any]) -> bool:
 
 
 def _fallback(graph: GraphReader, repo: str, branch: str, untested: dict[str, str]) -> Iterable[SelectedTest]:
-    """For each changed symbol no walk reached a test from: the tests of the test files named
-    after its module, else of the test files that import its file."""
+    """For each changed symbol no walk reached a test from (qualname -> its file): the tests of
+    the test files named after its module, else of the test files that import its file."""
     files = graph.named_query("test_files_imports", {"repo": repo, "branch": branch}, limit=1_000_000)
     imports = {f["path"]: set(f["imports"]) for f in files}
     tests_of = {f["path"]: [t for t in f["tests"] if t] for f in files if any(f["tests"])}
-    paths = {
-        row["qualname"]: row["path"]
-        for row in graph.named_query(
-            "symbols_named", {"repo": repo, "branch": branch, "qualnames": sorted(set(untested.values()))}
-        )
-    }
     closure = _ImportClosure(imports)
-    for qualname in sorted(set(untested.values())):
-        path = paths.get(qualname)
-        if path is None:
-            continue
+    for qualname, path in sorted(untested.items()):
         named = [t for t in tests_of if _named_after(t, path)]
         evidence = EVIDENCE_MODULE_NAME
         if not named:

@@ -119,6 +119,27 @@ class Resolver:
     def _member(self, value: Any, attr: str) -> Any:
         return self._memo(("member", value, attr), lambda: self._member_uncached(value, attr))
 
+    def _lookup(self, path: str, scope: int | None, name: str) -> Any:
+        """``name`` looked up from ``scope`` outward, as the language scopes it (memoised)."""
+        return self._memo(("lookup", path, scope, name), lambda: self._lookup_uncached(path, scope, name))
+
+    def _lookup_uncached(self, path: str, scope: int | None, name: str) -> Any:
+        raise NotImplementedError
+
+    def _dotted_chain(self, path: str, scope: int | None, raw: str) -> Any:
+        """``a.b.c``: ``a`` looked up, then each attribute of what the name before it holds."""
+        head, *rest = raw.split(".")
+        value = self._lookup(path, scope, head)
+        for attr in rest:
+            if value is None:
+                return None
+            value = self._attribute(value, attr)
+        return value
+
+    def _attribute(self, value: Any, attr: str) -> Any:
+        """One step of a dotted name (Python reads a property's value on the way)."""
+        return self._member(value, attr)
+
     def _member_uncached(self, value: Any, attr: str) -> Any:
         raise NotImplementedError
 

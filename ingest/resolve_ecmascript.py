@@ -308,9 +308,6 @@ class EcmaScriptResolver(Resolver):
         only = self._agreed(function.file.path, self.returns.get((function.file.path, function.index), []))
         return only if isinstance(only, (_Inst, _Ext)) else None
 
-    def _lookup(self, path: str, scope: int | None, name: str) -> _Value:
-        return self._memo(("lookup", path, scope, name), lambda: self._lookup_uncached(path, scope, name))
-
     def _lookup_uncached(self, path: str, scope: int | None, name: str) -> _Value:
         defs = self._file(path).parsed.definitions
         if name == "this":
@@ -376,13 +373,7 @@ class EcmaScriptResolver(Resolver):
             return value
         if not _DOTTED.match(raw):
             return None
-        head, *rest = raw.split(".")
-        value = self._lookup(path, scope, head)
-        for attr in rest:
-            if value is None:
-                return None
-            value = self._member(value, attr)
-        return value
+        return self._dotted_chain(path, scope, raw)
 
     def _attribute_origin(
         self, path: str, scope: int | None, head: str, attr: str, depth: int

@@ -203,9 +203,6 @@ class GoResolver(Resolver):
         # A slice result stays a slice (its elements are what a range gives).
         return self._instance_of(self._resolve_type(symbol.file.path, _first_result(declared), None))
 
-    def _lookup(self, path: str, scope: int | None, name: str) -> _Value:
-        return self._memo(("lookup", path, scope, name), lambda: self._lookup_uncached(path, scope, name))
-
     def _lookup_uncached(self, path: str, scope: int | None, name: str) -> _Value:
         defs = self._file(path).parsed.definitions
         current = scope
@@ -286,13 +283,7 @@ class GoResolver(Resolver):
             return self._call_result(self._resolve_dotted(path, scope, called.group(1)))
         if not _DOTTED.match(raw):
             return None
-        head, *rest = raw.split(".")
-        value = self._lookup(path, scope, head)
-        for attr in rest:
-            if value is None:
-                return None
-            value = self._member(value, attr)
-        return value
+        return self._dotted_chain(path, scope, raw)
 
     def _resolve_type(self, path: str, raw: str, scope: int | None) -> _Value:
         """The type a declaration names: ``*Order`` and ``Order`` are Order, ``[]Line`` is a

@@ -288,11 +288,8 @@ class PythonResolver(Resolver):
         only = self._agreed(function.file.path, self.returns.get((function.file.path, function.index), []))
         return only if isinstance(only, _Inst) else None
 
-    def _lookup(self, path: str, scope: int | None, name: str) -> _Value:
-        """Look ``name`` up from ``scope`` outward: functions, module, builtins."""
-        return self._memo(("lookup", path, scope, name), lambda: self._lookup_uncached(path, scope, name))
-
     def _lookup_uncached(self, path: str, scope: int | None, name: str) -> _Value:
+        """Functions, then the module, then builtins."""
         f = self._file(path)
         defs = f.parsed.definitions
         current, innermost = scope, True
@@ -465,13 +462,10 @@ class PythonResolver(Resolver):
             return _Ext(raw) if isinstance(callee, _Ext) else None
         if not _DOTTED.match(raw):
             return _Ext(raw) if _LITERAL_RECEIVER.match(raw) else None
-        head, *rest = raw.split(".")
-        value = self._lookup(path, scope, head)
-        for attr in rest:
-            if value is None:
-                return None
-            value = self._member(self._through_property(value), attr)
-        return value
+        return self._dotted_chain(path, scope, raw)
+
+    def _attribute(self, value: _Value, attr: str) -> _Value:
+        return self._member(self._through_property(value), attr)
 
     def _through_property(self, value: _Value) -> _Value:
         """A property read on the way to an attribute (``self.client.send``) stands for what
