@@ -41,7 +41,12 @@ _LITERAL_RECEIVER = re.compile(r"""^([rbfuRBFU]{0,2}["']|[\[{]|\d)""")
 _TYPE_KEYWORDS = frozenset({"None", "True", "False"})
 _PROPERTY = re.compile(r"(?:functools\.)?(?:property|cached_property)")
 _FIXTURE = re.compile(r"(?:pytest\.)?fixture\b")
-_SELF_TYPE = re.compile(r"(?:typing\.|typing_extensions\.)?Self")
+_SELF_TYPE = re.compile(r"(?:\w+\.)?Self")  # typing.Self, te.Self, Self
+# Annotations that stand for their first argument, or for any of their arguments.
+_FIRST_ARGUMENT = frozenset({"Annotated", "Final", "ClassVar", "Required", "NotRequired", "ReadOnly"})
+_ANY_ARGUMENT = frozenset({"Optional", "Union"})
+_CLASS_OBJECT = frozenset({"type", "Type"})
+_GENERATORS = frozenset({"Iterator", "Iterable", "Generator", "AsyncIterator", "AsyncIterable", "AsyncGenerator"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +64,7 @@ class _Dyn:
 
 _Value = _Mod | _Sym | _Inst | _Ext | _Var | _Dyn | None
 _DYNAMIC_ATTRIBUTE_HOOKS = ("__getattr__", "__getattribute__")
+_CALLABLE_LABELS = ("Class", "Function", "Method")
 
 _Binding = Binding
 
@@ -139,15 +145,18 @@ class PythonResolver(Resolver):
                 )
 
     def _index_assignment(self, f: ParsedSource, a: Assignment) -> None:
-        """A local's first assignment binds it in its scope; an instance attribute's
-        assignments (``self.x = ...`` in any method, ``x: Type`` in the class body) are kept per
-        class, every one of them: they must agree for ``self.x`` to have a type."""
+        """A local's first assignment binds it in its scope (an annotation binds it whatever
+        the value); an instance attribute's assignments (``self.x = ...`` in any method, ``x =
+        ...`` or ``x: Type`` in the class body) are kept per class, every one of them: they
+        must agree for ``self.x`` to have a type, unless one declares it."""
         defs = f.parsed.definitions
         if a.name == "return":
             if a.scope is not None:
                 kind = "call_result" if a.kind == "call" else "alias"
                 self.returns.setdefault((f.path, a.scope), []).append((kind, a.callee, a.scope))
             return
+        if a.kind == "annotation" and not _annotation_types(a.callee):
+            return  # a bare `Final` or `ClassVar` declares no type: the value says it
         if a.name.startswith("self."):
             method = defs[a.scope] if a.scope is not None else None
             if method is None or method.kind != "function" or method.parent is None:
@@ -155,25 +164,24 @@ class PythonResolver(Resolver):
             if defs[method.parent].kind != "class":
                 return
             owner, name = method.parent, a.name[len("self.") :]
-        elif a.kind == "annotation":
-            if a.scope is None or defs[a.scope].kind != "class":
-                return
+        elif a.scope is not None and defs[a.scope].kind == "class":
             owner, name = a.scope, a.name
-        elif a.kind == "partial":  # functools.partial(g, ...): calling the name calls g
-            self._bind(f.path, a.scope, a.name, ("wraps", a.callee, a.scope), keep_existing=True)
+            if a.kind != "annotation":  # also a name of the class body itself
+                self._bind(f.path, a.scope, a.name, _local_binding(a), keep_existing=True)
+        elif a.kind == "annotation":
+            # A declared type wins over what the value looks like (`app: FlaskProxy = LocalProxy(...)`).
+            existing = self.bindings.get((f.path, a.scope), {}).get(a.name)
+            if existing is None or existing[0] != "annotated":
+                self._bind(f.path, a.scope, a.name, ("annotated", a.callee, a.scope))
             return
         else:
-            self._bind(f.path, a.scope, a.name, ("call_result", a.callee, a.scope), keep_existing=True)
+            self._bind(f.path, a.scope, a.name, _local_binding(a), keep_existing=True)
             return
         if a.kind == "annotation":
             # An annotation names its type in the scope around the class body or method.
             binding: _Binding = ("annotated", a.callee, defs[a.scope].parent if a.scope is not None else None)
-        elif a.kind == "alias":
-            binding = ("alias", a.callee, a.scope)
-        elif a.kind == "partial":
-            binding = ("wraps", a.callee, a.scope)
         else:
-            binding = ("call_result", a.callee, a.scope)
+            binding = _local_binding(a)
         self.attributes.setdefault((f.path, owner), {}).setdefault(name, []).append(binding)
 
     @staticmethod
@@ -248,23 +256,30 @@ class PythonResolver(Resolver):
                 return _Ext(f"{module}.{name}" if module else name)
             return self._member(_Mod(module), name)
         if kind == "annotated":
-            value = self._resolve_type(path, binding[1], binding[2])
-            return _Inst(value.symbol) if isinstance(value, _Sym) and value.symbol.label == "Class" else None
+            return self._annotated(path, binding[1], binding[2])
         if kind == "call_result":
             return self._call_result(self._resolve_dotted(path, binding[2], binding[1]))
         if kind == "alias":
-            value = self._lookup(path, binding[2], binding[1])
-            return value if isinstance(value, _Inst) else None
+            # `self.store = store` (a parameter's instance), `storage_class = MultiDict` (a
+            # class attribute holding a class or a function: calling it calls that).
+            value = self._resolve_dotted(path, binding[2], binding[1])
+            if isinstance(value, _Inst) or (isinstance(value, _Sym) and value.symbol.label in _CALLABLE_LABELS):
+                return value
+            return None
         if kind == "wraps":  # a partial of a function: calling it calls the function
             value = self._resolve_dotted(path, binding[2], binding[1])
             return value if isinstance(value, _Sym) and value.symbol.label in ("Function", "Method") else None
         raise AssertionError(f"unknown binding {binding!r}")
 
-    def _call_result(self, callee: _Value) -> _Value:
+    def _call_result(self, callee: _Value, yields: bool = False) -> _Value:
         """What calling ``callee`` returns, when that is an in-repo class's instance: a class
         called (its constructor), or a function whose return annotation names one class."""
         if isinstance(callee, _Dyn):
             return callee
+        if isinstance(callee, _Inst):
+            # Calling an instance calls its class's `__call__` (a Protocol's, too).
+            call = self._class_member(callee.symbol, "__call__", set())
+            return self._call_result(call) if isinstance(call, _Sym) and call.symbol.label == "Method" else None
         if not isinstance(callee, _Sym):
             return None
         symbol = callee.symbol
@@ -275,12 +290,29 @@ class PythonResolver(Resolver):
             # Memoised with the cycle guard: a function that returns its own call (recursion,
             # mutual recursion) must not recurse here.
             return self._memo(("returns", symbol.id), lambda: self._returned(symbol))
-        if _SELF_TYPE.fullmatch(returned.strip("'\"")):
-            # `-> Self` on a method: an instance of its class.
-            owner = self._enclosing_class(symbol.file.path, symbol.definition.parent)
-            return _Inst(owner) if owner is not None else None
-        value = self._resolve_type(symbol.file.path, returned, symbol.definition.parent)
-        return _Inst(value.symbol) if isinstance(value, _Sym) and value.symbol.label == "Class" else None
+        return self._annotated(symbol.file.path, returned, symbol.definition.parent, method=symbol, yields=yields)
+
+    def _annotated(
+        self, path: str, raw: str, scope: int | None, method: _Symbol | None = None, yields: bool = False
+    ) -> _Value:
+        """What a value annotated ``raw`` holds, when the annotation names exactly one in-repo
+        class: its instance (``Store``, ``Optional["Store"]``, ``Store | None``,
+        ``Annotated[Store, ...]``, ``Page[T]``), or the class itself (``type[Store]``). A
+        union of different types, a container (``list[Store]``) or anything else is no type.
+        ``-> Self`` on ``method`` is its class's instance; with ``yields`` (a pytest fixture),
+        ``Iterator[Store]`` and ``Generator[Store, ...]`` are what the generator yields."""
+        found: set[_Value] = set()
+        for name, is_class_object in _annotation_types(raw, yields):
+            if _SELF_TYPE.fullmatch(name):
+                owner = self._enclosing_class(path, method.definition.parent) if method is not None else None
+                found.add(None if owner is None else _Sym(owner) if is_class_object else _Inst(owner))
+                continue
+            value = self._resolve_dotted(path, scope, name)
+            if isinstance(value, _Sym) and value.symbol.label == "Class":
+                found.add(value if is_class_object else _Inst(value.symbol))
+            else:
+                found.add(None)
+        return found.pop() if len(found) == 1 else None
 
     def _returned(self, function: _Symbol) -> _Value:
         """An unannotated function's result: what every return (or yield) gives, when they
@@ -317,7 +349,7 @@ class PythonResolver(Resolver):
             # fixture returns or yields.
             fixture = self._fixture(path, name)
             if fixture is not None:
-                return self._memo(("fixture", fixture.id), lambda: self._call_result(_Sym(fixture)))
+                return self._memo(("fixture", fixture.id), lambda: self._call_result(_Sym(fixture), yields=True))
         if name in BUILTIN_NAMES:
             return _Ext(name)
         return None
@@ -362,8 +394,13 @@ class PythonResolver(Resolver):
             return None
         if isinstance(value, (_Sym, _Inst)) and value.symbol.label == "Class":
             found = self._class_member(value.symbol, attr, set())
-            if found is None and isinstance(value, _Inst) and self._answers_any_attribute(value.symbol):
-                return _Dyn(value.symbol.qualname)  # a proxy: `connection.cursor()`
+            if found is None and isinstance(value, _Inst):
+                hook = self._attribute_hook(value.symbol)
+                if hook is not None:
+                    # A proxy (`connection.cursor()`) answers at run time, unless its hook
+                    # says what every attribute is (`def __getattr__(...) -> HookCaller`).
+                    answered = self._call_result(hook)
+                    return answered if isinstance(answered, _Inst) else _Dyn(value.symbol.qualname)
             return found
         return None
 
@@ -383,6 +420,16 @@ class PythonResolver(Resolver):
             if attribute is not None:
                 return attribute
         return _Ext(f"{external.name}.{attr}") if external is not None else None
+
+    def _instance_attribute(self, cls: _Symbol, attr: str) -> _Value:
+        """An attribute's declared type wins over its assignments (``self.x: Store = make()``,
+        a dataclass's ``store: Store = field(default_factory=Store)``); without one, every
+        assignment must agree."""
+        bindings = self.attributes.get((cls.file.path, cls.index), {}).get(attr)
+        if not bindings:
+            return None
+        declared = [b for b in bindings if b[0] == "annotated"]
+        return self._agreed(cls.file.path, declared or bindings)
 
     def _own_attribute(self, cls: _Symbol, attr: str) -> _Value:
         """An instance attribute the class's own methods or body assign."""
@@ -416,10 +463,14 @@ class PythonResolver(Resolver):
             merged = list(dict.fromkeys(klass for chain in chains for klass in chain))
         return [cls, *merged][: MAX_BASE_DEPTH + 1]
 
-    def _answers_any_attribute(self, cls: _Symbol) -> bool:
-        """Whether the class (or an in-repo base) defines ``__getattr__``/``__getattribute__``:
-        then a missing attribute of its instances is looked up at run time."""
-        return any(isinstance(self._class_member(cls, hook, set()), _Sym) for hook in _DYNAMIC_ATTRIBUTE_HOOKS)
+    def _attribute_hook(self, cls: _Symbol) -> _Sym | None:
+        """The class's (or an in-repo base's) ``__getattr__``/``__getattribute__``: then a
+        missing attribute of its instances is looked up at run time."""
+        for name in _DYNAMIC_ATTRIBUTE_HOOKS:
+            hook = self._class_member(cls, name, set())
+            if isinstance(hook, _Sym):
+                return hook
+        return None
 
     def _class_bases(self, cls: _Symbol) -> list[tuple[str, int, _Value]]:
         cached = self._bases.get(cls.id)
@@ -475,18 +526,6 @@ class PythonResolver(Resolver):
         if any(_PROPERTY.fullmatch(d) for d in value.symbol.definition.decorators):
             return self._call_result(value)
         return value
-
-    def _resolve_type(self, path: str, raw: str, scope: int | None) -> _Value:
-        """The first in-repo class named in an annotation (``Optional["Foo"]`` -> Foo)."""
-        first: _Value = None
-        for name in _TYPE_NAME.findall(raw):
-            if name in _TYPE_KEYWORDS:
-                continue
-            value = self._resolve_dotted(path, scope, name)
-            if isinstance(value, _Sym) and value.symbol.label == "Class":
-                return value
-            first = first or value
-        return first
 
     def _attribute_origin(
         self, path: str, scope: int | None, head: str, attr: str, depth: int
@@ -608,6 +647,58 @@ def resolve_python(
     """Resolve a whole commit's Python files into per-file graphs (Python reads no project
     files: a module's name is its path)."""
     return PythonResolver(repo, branch, files).build()
+
+
+def _annotation_types(raw: str, yields: bool = False) -> list[tuple[str, bool]]:
+    """The types an annotation says a value may be, each as (dotted name, whether it is the
+    class object itself): ``Optional["Store"]`` -> [("Store", False)], ``A | None`` -> [("A",
+    False)], ``type[A]`` -> [("A", True)], ``list[A]`` -> [("list", False)]."""
+    out: list[tuple[str, bool]] = []
+
+    def walk(text: str, is_class_object: bool, top: bool = False) -> None:
+        for part in _split_top_level(text, "|"):
+            part = part.strip()
+            head, _, rest = part.partition("[")
+            head = head.strip()
+            if not _DOTTED.match(head) or head in _TYPE_KEYWORDS:
+                continue
+            arguments = _split_top_level(rest[: rest.rfind("]")], ",") if rest else []
+            last = head.rsplit(".", 1)[-1]
+            if last in _FIRST_ARGUMENT or (top and yields and last in _GENERATORS):
+                if arguments:  # a bare `Final` says nothing about the type
+                    walk(arguments[0], is_class_object)
+            elif last in _ANY_ARGUMENT:
+                for argument in arguments:
+                    walk(argument, is_class_object)
+            elif last in _CLASS_OBJECT and len(arguments) == 1 and not is_class_object:
+                walk(arguments[0], True)
+            else:
+                out.append((head, is_class_object))
+
+    walk(raw.replace('"', "").replace("'", ""), False, top=True)
+    return out
+
+
+def _split_top_level(text: str, separator: str) -> list[str]:
+    """``text`` split at ``separator`` outside brackets."""
+    parts, depth, start = [], 0, 0
+    for i, char in enumerate(text):
+        if char == "[":
+            depth += 1
+        elif char == "]":
+            depth -= 1
+        elif char == separator and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    parts.append(text[start:])
+    return [p for p in parts if p.strip()]
+
+
+def _local_binding(a: Assignment) -> _Binding:
+    """``f = partial(g, ...)`` holds g; ``x = callee(...)`` holds what the call returns;
+    ``x = y`` holds what y holds."""
+    kind = {"partial": "wraps", "alias": "alias"}.get(a.kind, "call_result")
+    return (kind, a.callee, a.scope)
 
 
 def _directory(path: str) -> str:

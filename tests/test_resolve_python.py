@@ -252,3 +252,112 @@ def test_members_are_found_in_c3_order_so_a_sibling_override_beats_the_shared_ba
     assert ("views.Page.get", "views.TemplateView.render") in edges
     assert ("views.Page.get", "views.View.render") not in edges
     assert ("views.Page.get", "views.View.setup") in edges
+
+
+DECLARED_TYPES = {
+    "pkg/__init__.py": b"",
+    "pkg/hooks.py": b"""\
+from __future__ import annotations
+
+import typing_extensions as te
+from typing import TYPE_CHECKING, Final, Optional
+
+
+class Caller:
+    def add(self, x):
+        return x
+
+    @classmethod
+    def make(cls) -> te.Self:
+        return cls()
+
+    def __call__(self, name: str) -> Caller:
+        return self
+
+
+class Other:
+    def add(self, x):
+        return x
+
+
+class Relay:
+    if TYPE_CHECKING:
+
+        def __getattr__(self, name: str) -> Caller: ...
+
+
+class Manager:
+    def __init__(self):
+        self.hook: Final = Relay()
+
+    def register(self, relay: Relay, kind: type[Caller], either: Caller | Other, many: list[Caller]):
+        hook: Caller | None = getattr(relay, "x", None)
+        hook.add(1)
+        self.hook.anything.add(2)
+        kind.make().add(3)
+        kind().add(4)
+        either.add(5)
+        many.append(6)
+        maybe: Optional["Caller"] = None
+        maybe.add(7)
+
+
+def build_other():
+    return Other()
+
+
+current: Caller = build_other()
+
+
+def use():
+    current.add(8)
+    Caller.make()("name").add(9)
+""",
+    "tests/__init__.py": b"",
+    "tests/test_store.py": b"""\
+from pkg.hooks import Caller, Other
+
+
+class StorageTests:
+    storage_class = Caller
+
+    def test_add(self):
+        self.storage_class().add(1)
+
+    def test_cls(self):
+        cls = self.storage_class
+        cls().add(2)
+""",
+}
+
+
+def test_declared_types_flow_and_a_guess_stays_dangling():
+    graph = resolve(DECLARED_TYPES)
+    by_line = {
+        (s.path, e.line): (e.resolved, e.dst)
+        for s in graph
+        for e in s.edges
+        if e.type == "CALLS" and e.raw.endswith((".add", ".append"))
+    }
+    names = {n.id: n.props.get("qualname") for s in graph for n in [*s.nodes, *s.unresolved]}
+    add = "pkg.hooks.Caller.add"
+
+    def target(path: str, text: str) -> str | None:
+        line = next(i for i, row in enumerate(DECLARED_TYPES[path].decode().splitlines(), 1) if text in row)
+        resolved, dst = by_line[(path, line)]
+        return names[dst] if resolved else None
+
+    hooks = "pkg/hooks.py"
+    assert target(hooks, "hook.add(1)") == add  # `Caller | None` on a local
+    assert target(hooks, "self.hook.anything.add(2)") == add  # bare Final; typed __getattr__
+    assert target(hooks, "kind.make().add(3)") == add  # type[Caller], `-> te.Self`
+    assert target(hooks, "kind().add(4)") == add
+    assert target(hooks, "maybe.add(7)") == add  # Optional["Caller"]
+    assert target(hooks, "current.add(8)") == add  # the declaration beats the value
+    assert target(hooks, 'Caller.make()("name").add(9)') == add  # an instance called: __call__
+    # A union of two classes and a container are no type of their own.
+    assert target(hooks, "either.add(5)") is None
+    assert target(hooks, "many.append(6)") is None
+    tests = "tests/test_store.py"
+    assert target(tests, "self.storage_class().add(1)") == add  # a class attribute holding a class
+    assert target(tests, "cls().add(2)") == add  # a local `cls` is not the enclosing class

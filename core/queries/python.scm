@@ -51,7 +51,12 @@
   right: (identifier) @assign.alias)
 (assignment left: (attribute object: (identifier) @assign.object attribute: (identifier) @assign.name)
   type: (type) @assign.type)
-(class_definition body: (block (expression_statement (assignment left: (identifier) @assign.name type: (type) @assign.type))))
+; Annotated names anywhere (`hook: HookCaller | None = ...` in a function, `app: Flask` in a
+; module or class body): the annotation is the name's type, whatever the value's is.
+(assignment left: (identifier) @assign.name type: (type) @assign.type)
+; A name bound to another (`cls = self.storage_class`, `storage_class = MultiDict` in a class
+; body): calling it calls what that holds.
+(assignment left: (identifier) @assign.name right: [(identifier) (attribute)] @assign.alias)
 ; What a function returns or yields (a pytest fixture's value), when it is a call or a name.
 (return_statement (call function: (_) @return.value))
 (return_statement (identifier) @return.name)
