@@ -38,6 +38,8 @@ _ASSIGN_KINDS = (
     ("assign.type", "annotation"),
     ("assign.type_parameter", "type_parameter"),
     ("assign.elements", "element"),
+    ("assign.entered", "entered"),
+    ("assign.iterated", "iterated"),
 )
 # The receivers that make an assignment an instance attribute (``self.x``, ``this.x``).
 _SELF_NAMES = frozenset({"self", "this"})
@@ -99,11 +101,13 @@ class Import:
 @dataclass(slots=True)
 class Assignment:
     """An assignment that says what a name holds, so calls on it can resolve: ``name =
-    callee(...)`` (kind ``call``), ``self.attr = name`` (``alias``) or ``name: Type`` /
-    ``self.attr: Type`` (``annotation``; ``callee`` holds the annotation). Instance attributes
-    (``self.x``, ``this.x``) are named ``self.attr``; what a function returns or yields is
-    assigned to ``return``; a generic's type parameter ``<T>`` is kind ``type_parameter``; an
-    array callback's parameter is kind ``element`` (``callee`` holds the array expression)."""
+    callee(...)`` (kind ``call``), ``name = other`` / ``self.attr = name`` (``alias``) or
+    ``name: Type`` / ``self.attr: Type`` (``annotation``; ``callee`` holds the annotation).
+    Instance attributes (``self.x``, ``this.x``) are named ``self.attr``; what a function
+    returns is assigned to ``return``, what it yields to ``yield``; a generic's type parameter
+    ``<T>`` is kind ``type_parameter``; an array callback's parameter is kind ``element``
+    (``callee`` holds the array expression); ``with callee(...) as name`` is kind ``entered``
+    and ``for name in callee(...)`` kind ``iterated``."""
 
     name: str
     callee: str
@@ -309,14 +313,15 @@ def extract(language: str, data: bytes) -> ParsedFile:
         elif "global" in caps:
             module_globals.append(_text(caps["global"][0]))
         elif "return.value" in caps or "return.name" in caps:
-            # Kept as an assignment to the function's own "return" (``return Store()``,
+            # Kept as an assignment to the function's own "return" or "yield" (``return Store()``,
             # ``yield pm``), so an unannotated function's result can have a type.
             kind, node = (
                 ("call", caps["return.value"][0]) if "return.value" in caps else ("alias", caps["return.name"][0])
             )
             scope = scopes.innermost(node.start_byte, node.end_byte)
             if scope is not None:
-                assignments.append(Assignment("return", _raw(node), node.start_point[0] + 1, scope, kind))
+                returned_to = "yield" if "return.yield" in caps else "return"
+                assignments.append(Assignment(returned_to, _raw(node), node.start_point[0] + 1, scope, kind))
         elif "assign.name" in caps:
             node = caps["assign.name"][0]
             attribute_of = caps.get("assign.object")

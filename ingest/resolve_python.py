@@ -40,6 +40,7 @@ _TYPE_NAME = re.compile(r"[A-Za-z_][\w.]*")
 _LITERAL_RECEIVER = re.compile(r"""^([rbfuRBFU]{0,2}["']|[\[{]|\d)""")
 _TYPE_KEYWORDS = frozenset({"None", "True", "False"})
 _PROPERTY = re.compile(r"(?:functools\.)?(?:property|cached_property)")
+_ACCESSOR = re.compile(r"\w+\.(?:setter|deleter)")
 _FIXTURE = re.compile(r"(?:pytest\.)?fixture\b")
 _SELF_TYPE = re.compile(r"(?:\w+\.)?Self")  # typing.Self, te.Self, Self
 # Annotations that stand for their first argument, or for any of their arguments.
@@ -47,6 +48,12 @@ _FIRST_ARGUMENT = frozenset({"Annotated", "Final", "ClassVar", "Required", "NotR
 _ANY_ARGUMENT = frozenset({"Optional", "Union"})
 _CLASS_OBJECT = frozenset({"type", "Type"})
 _GENERATORS = frozenset({"Iterator", "Iterable", "Generator", "AsyncIterator", "AsyncIterable", "AsyncGenerator"})
+# What a `for` loop's element is the first type argument of (`tuple[Rule, ...]` too).
+_ITERABLES = _GENERATORS | frozenset(
+    {"list", "List", "set", "Set", "frozenset", "FrozenSet", "Sequence", "MutableSequence", "Collection"}
+    | {"AbstractSet", "MutableSet", "Deque", "deque", "tuple", "Tuple", "KeysView", "ValuesView"}
+)
+_CONTEXT_MANAGER = re.compile(r"(?:contextlib\.)?(?:async)?contextmanager")
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +97,8 @@ class PythonResolver(Resolver):
         self._base_refs: dict[tuple[str, int | None], list] = {}
         # (path, function index) -> its return annotation
         self.return_types: dict[tuple[str, int], str] = {}
+        # (path, function index) -> what a generator yields (`self.returns`: what a function returns)
+        self.yields: dict[tuple[str, int], list[_Binding]] = {}
         # pytest fixtures: (path of the file, or directory of a conftest.py) -> name -> function
         self.fixtures: dict[str, dict[str, _Symbol]] = {}
         # Each class's method resolution order (``_mro``), computed once.
@@ -121,9 +130,12 @@ class PythonResolver(Resolver):
                 node_id(self.repo, self.branch, f.path, label, qualname, ordinal), label, qualname, f, index
             )
             self.symbols[(f.path, index)] = symbol
-            # Later definitions shadow earlier ones, as at run time.
-            self.children.setdefault((f.path, d.parent), {})[d.name] = symbol
-            self._bind(f.path, d.parent, d.name, ("def", symbol))
+            # Later definitions shadow earlier ones, as at run time; a property's setter and
+            # deleter extend the property, whose getter says what reading it gives.
+            siblings = self.children.setdefault((f.path, d.parent), {})
+            if d.name not in siblings or not any(_ACCESSOR.fullmatch(x) for x in d.decorators):
+                siblings[d.name] = symbol
+                self._bind(f.path, d.parent, d.name, ("def", symbol))
             if d.kind == "function" and any(_FIXTURE.match(decorator) for decorator in d.decorators):
                 where = _directory(f.path) if _file_name(f.path) == "conftest.py" else f.path
                 self.fixtures.setdefault(where, {})[d.name] = symbol
@@ -150,10 +162,11 @@ class PythonResolver(Resolver):
         ...`` or ``x: Type`` in the class body) are kept per class, every one of them: they
         must agree for ``self.x`` to have a type, unless one declares it."""
         defs = f.parsed.definitions
-        if a.name == "return":
+        if a.name in ("return", "yield"):
             if a.scope is not None:
                 kind = "call_result" if a.kind == "call" else "alias"
-                self.returns.setdefault((f.path, a.scope), []).append((kind, a.callee, a.scope))
+                table = self.returns if a.name == "return" else self.yields
+                table.setdefault((f.path, a.scope), []).append((kind, a.callee, a.scope))
             return
         if a.kind == "annotation" and not _annotation_types(a.callee):
             return  # a bare `Final` or `ClassVar` declares no type: the value says it
@@ -266,12 +279,16 @@ class PythonResolver(Resolver):
             if isinstance(value, _Inst) or (isinstance(value, _Sym) and value.symbol.label in _CALLABLE_LABELS):
                 return value
             return None
+        if kind == "entered":
+            return self._entered(self._resolve_dotted(path, binding[2], binding[1]))
+        if kind == "iterated":
+            return self._element(self._resolve_dotted(path, binding[2], binding[1]))
         if kind == "wraps":  # a partial of a function: calling it calls the function
             value = self._resolve_dotted(path, binding[2], binding[1])
             return value if isinstance(value, _Sym) and value.symbol.label in ("Function", "Method") else None
         raise AssertionError(f"unknown binding {binding!r}")
 
-    def _call_result(self, callee: _Value, yields: bool = False) -> _Value:
+    def _call_result(self, callee: _Value, unwrap: frozenset[str] = frozenset()) -> _Value:
         """What calling ``callee`` returns, when that is an in-repo class's instance: a class
         called (its constructor), or a function whose return annotation names one class."""
         if isinstance(callee, _Dyn):
@@ -288,21 +305,29 @@ class PythonResolver(Resolver):
         returned = self.return_types.get((symbol.file.path, symbol.index))
         if returned is None:
             # Memoised with the cycle guard: a function that returns its own call (recursion,
-            # mutual recursion) must not recurse here.
-            return self._memo(("returns", symbol.id), lambda: self._returned(symbol))
-        return self._annotated(symbol.file.path, returned, symbol.definition.parent, method=symbol, yields=yields)
+            # mutual recursion) must not recurse here. A generator's call is a generator, but
+            # where a generator is unwrapped (a fixture, a loop) it stands for what it yields.
+            yielded = bool(unwrap & _GENERATORS)
+            return self._memo(("returns", symbol.id, yielded), lambda: self._returned(symbol, yielded))
+        return self._annotated(symbol.file.path, returned, symbol.definition.parent, method=symbol, unwrap=unwrap)
 
     def _annotated(
-        self, path: str, raw: str, scope: int | None, method: _Symbol | None = None, yields: bool = False
+        self,
+        path: str,
+        raw: str,
+        scope: int | None,
+        method: _Symbol | None = None,
+        unwrap: frozenset[str] = frozenset(),
     ) -> _Value:
         """What a value annotated ``raw`` holds, when the annotation names exactly one in-repo
         class: its instance (``Store``, ``Optional["Store"]``, ``Store | None``,
         ``Annotated[Store, ...]``, ``Page[T]``), or the class itself (``type[Store]``). A
         union of different types, a container (``list[Store]``) or anything else is no type.
-        ``-> Self`` on ``method`` is its class's instance; with ``yields`` (a pytest fixture),
-        ``Iterator[Store]`` and ``Generator[Store, ...]`` are what the generator yields."""
+        ``-> Self`` on ``method`` is its class's instance. ``unwrap`` names the generics that
+        stand for their first argument at the top (``Iterator[Store]`` is what a fixture
+        yields, ``list[Store]`` what a loop over it gets)."""
         found: set[_Value] = set()
-        for name, is_class_object in _annotation_types(raw, yields):
+        for name, is_class_object in _annotation_types(raw, unwrap):
             if _SELF_TYPE.fullmatch(name):
                 owner = self._enclosing_class(path, method.definition.parent) if method is not None else None
                 found.add(None if owner is None else _Sym(owner) if is_class_object else _Inst(owner))
@@ -314,10 +339,41 @@ class PythonResolver(Resolver):
                 found.add(None)
         return found.pop() if len(found) == 1 else None
 
-    def _returned(self, function: _Symbol) -> _Value:
-        """An unannotated function's result: what every return (or yield) gives, when they
-        agree on one class's instance."""
-        only = self._agreed(function.file.path, self.returns.get((function.file.path, function.index), []))
+    def _entered(self, callee: _Value) -> _Value:
+        """``with callee(...) as x``: what a ``@contextmanager`` yields, else what the called
+        value's ``__enter__`` returns."""
+        if isinstance(callee, _Sym) and any(_CONTEXT_MANAGER.fullmatch(d) for d in callee.symbol.definition.decorators):
+            return self._call_result(callee, unwrap=_GENERATORS)
+        value = self._call_result(callee)
+        if not isinstance(value, _Inst):
+            return None
+        for hook in ("__enter__", "__aenter__"):
+            enter = self._class_member(value.symbol, hook, set())
+            if isinstance(enter, _Sym) and enter.symbol.label == "Method":
+                return self._call_result(enter)
+        return None
+
+    def _element(self, callee: _Value) -> _Value:
+        """``for x in callee(...)``: an element of what the call returns, by its annotation
+        (``-> Iterator[Rule]``, ``-> list[Rule]``), its yields (an unannotated generator), or
+        the ``__iter__`` of the in-repo instance it returns."""
+        element = self._call_result(callee, unwrap=_ITERABLES)
+        value = self._call_result(callee)
+        if element != value:  # a container's or a generator's element
+            return element
+        if isinstance(value, _Inst):
+            iterate = self._class_member(value.symbol, "__iter__", set())
+            if isinstance(iterate, _Sym) and iterate.symbol.label == "Method":
+                return self._call_result(iterate, unwrap=_ITERABLES)
+        return None
+
+    def _returned(self, function: _Symbol, yielded: bool) -> _Value:
+        """An unannotated function's result when every return agrees on one class's instance;
+        for a generator (``yielded``), what every yield gives."""
+        key = (function.file.path, function.index)
+        generator = key in self.yields
+        bindings = self.yields[key] if generator and yielded else [] if generator else self.returns.get(key, [])
+        only = self._agreed(function.file.path, bindings)
         return only if isinstance(only, _Inst) else None
 
     def _lookup_uncached(self, path: str, scope: int | None, name: str) -> _Value:
@@ -349,7 +405,7 @@ class PythonResolver(Resolver):
             # fixture returns or yields.
             fixture = self._fixture(path, name)
             if fixture is not None:
-                return self._memo(("fixture", fixture.id), lambda: self._call_result(_Sym(fixture), yields=True))
+                return self._memo(("fixture", fixture.id), lambda: self._call_result(_Sym(fixture), unwrap=_GENERATORS))
         if name in BUILTIN_NAMES:
             return _Ext(name)
         return None
@@ -649,7 +705,7 @@ def resolve_python(
     return PythonResolver(repo, branch, files).build()
 
 
-def _annotation_types(raw: str, yields: bool = False) -> list[tuple[str, bool]]:
+def _annotation_types(raw: str, unwrap: frozenset[str] = frozenset()) -> list[tuple[str, bool]]:
     """The types an annotation says a value may be, each as (dotted name, whether it is the
     class object itself): ``Optional["Store"]`` -> [("Store", False)], ``A | None`` -> [("A",
     False)], ``type[A]`` -> [("A", True)], ``list[A]`` -> [("list", False)]."""
@@ -664,7 +720,7 @@ def _annotation_types(raw: str, yields: bool = False) -> list[tuple[str, bool]]:
                 continue
             arguments = _split_top_level(rest[: rest.rfind("]")], ",") if rest else []
             last = head.rsplit(".", 1)[-1]
-            if last in _FIRST_ARGUMENT or (top and yields and last in _GENERATORS):
+            if last in _FIRST_ARGUMENT or (top and last in unwrap):
                 if arguments:  # a bare `Final` says nothing about the type
                     walk(arguments[0], is_class_object)
             elif last in _ANY_ARGUMENT:
@@ -696,8 +752,11 @@ def _split_top_level(text: str, separator: str) -> list[str]:
 
 def _local_binding(a: Assignment) -> _Binding:
     """``f = partial(g, ...)`` holds g; ``x = callee(...)`` holds what the call returns;
-    ``x = y`` holds what y holds."""
-    kind = {"partial": "wraps", "alias": "alias"}.get(a.kind, "call_result")
+    ``x = y`` holds what y holds; ``with callee(...) as x`` what its ``__enter__`` gives;
+    ``for x in callee(...)`` an element of what the call returns."""
+    kind = {"partial": "wraps", "alias": "alias", "entered": "entered", "iterated": "iterated"}.get(
+        a.kind, "call_result"
+    )
     return (kind, a.callee, a.scope)
 
 

@@ -361,3 +361,89 @@ def test_declared_types_flow_and_a_guess_stays_dangling():
     tests = "tests/test_store.py"
     assert target(tests, "self.storage_class().add(1)") == add  # a class attribute holding a class
     assert target(tests, "cls().add(2)") == add  # a local `cls` is not the enclosing class
+
+
+def test_names_bound_by_with_and_for_and_a_property_with_a_setter():
+    sources = {
+        "app.py": b"""\
+from __future__ import annotations
+
+import contextlib
+import typing as t
+
+
+class Rule:
+    def bind(self):
+        return self
+
+
+class Rules:
+    def __iter__(self) -> t.Iterator[Rule]:
+        return iter([])
+
+
+class Builder:
+    def __enter__(self) -> Builder:
+        return self
+
+    def __exit__(self, *args):
+        return None
+
+    def request(self):
+        return 1
+
+    @property
+    def rule(self) -> Rule:
+        return Rule()
+
+    @rule.setter
+    def rule(self, value):
+        pass
+
+
+@contextlib.contextmanager
+def opened() -> t.Iterator[Rule]:
+    yield Rule()
+
+
+def rules() -> list[Rule]:
+    return []
+
+
+def generated():
+    yield Rule()
+
+
+def made():
+    return Rules()
+
+
+def plain():
+    return Rule()
+
+
+def use(b: Builder):
+    with Builder() as builder:
+        builder.request()
+    with opened() as rule:
+        rule.bind()
+    for r in rules():
+        r.bind()
+    for g in generated():
+        g.bind()
+    for m in made():
+        m.bind()
+    for p in plain():
+        p.bind()
+    generated().bind()
+    b.rule.bind()
+""",
+    }
+    calls = {e.raw: e.resolved for s in resolve(sources) for e in s.edges if e.type == "CALLS"}
+    assert calls["builder.request"]  # what Builder.__enter__ returns
+    assert calls["rule.bind"]  # what a @contextmanager yields
+    assert calls["r.bind"] and calls["g.bind"]  # an element of `-> list[Rule]`, a generator's yield
+    assert calls["m.bind"]  # Rules.__iter__ -> Iterator[Rule]
+    assert calls["b.rule.bind"]  # the getter's annotation, not the setter's
+    # Iterating a Rule (no __iter__) and calling a generator give no Rule.
+    assert not calls["p.bind"] and not calls["generated().bind"]

@@ -57,11 +57,15 @@
 ; A name bound to another (`cls = self.storage_class`, `storage_class = MultiDict` in a class
 ; body): calling it calls what that holds.
 (assignment left: (identifier) @assign.name right: [(identifier) (attribute)] @assign.alias)
+; `with Builder.from_environ(env) as builder:` holds what the value's `__enter__` returns;
+; `for rule in factory.get_rules(map):` holds an element of what the call returns.
+(with_item value: (as_pattern (call function: (_) @assign.entered) alias: (as_pattern_target (identifier) @assign.name)))
+(for_statement left: (identifier) @assign.name right: (call function: (_) @assign.iterated))
 ; What a function returns or yields (a pytest fixture's value), when it is a call or a name.
 (return_statement (call function: (_) @return.value))
 (return_statement (identifier) @return.name)
-(expression_statement (yield (call function: (_) @return.value)))
-(expression_statement (yield (identifier) @return.name))
+(expression_statement (yield (call function: (_) @return.value)) @return.yield)
+(expression_statement (yield (identifier) @return.name) @return.yield)
 
 (module (expression_statement (assignment left: (identifier) @global)))
 
