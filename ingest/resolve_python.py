@@ -17,6 +17,7 @@ A reference is never dropped: it resolves to a node or becomes a dangling edge t
 from __future__ import annotations
 
 import re
+import sys
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -207,12 +208,13 @@ class PythonResolver(Resolver):
 
     def _bind_import(self, f: ParsedSource, imp: Import) -> None:
         if imp.name is None:
-            target = absolute_module(f.path, imp.module)
+            target = self._find_module(f, imp.module)
             if imp.alias:
                 self._bind(f.path, imp.scope, imp.alias, ("module", target))
             else:
-                root = target.split(".")[0]
-                self._bind(f.path, imp.scope, root, ("module", root))
+                # `import a.b` binds `a` (found where `a.b` was: `examples.tutorial.a`).
+                root = target[: len(target) - len(imp.module)] + imp.module.split(".")[0]
+                self._bind(f.path, imp.scope, imp.module.split(".")[0], ("module", root))
             return
         module = self._find_module(f, imp.module)
         if imp.name == "*":
@@ -221,13 +223,24 @@ class PythonResolver(Resolver):
         self._bind(f.path, imp.scope, imp.alias or imp.name, ("from", module, imp.name))
 
     def _find_module(self, f: ParsedSource, written: str) -> str:
-        """Absolute module name; a bare name that is not in the repo but is a sibling of the
-        importer resolves to the sibling (scripts and test dirs put their folder on sys.path)."""
+        """Absolute module name. A name that is no module from the repository's root but is
+        one under the importer's own folder (scripts and test folders put theirs on sys.path)
+        or under a folder above it that is no package (a project inside the repository,
+        `examples/tutorial/` with its `flaskr`) resolves there, the nearest first; the standard
+        library's names never do."""
         target = absolute_module(f.path, written)
         if written.startswith(".") or target in self.module_prefixes:
             return target
-        sibling = f"{package_of(f.path)}.{target}" if package_of(f.path) else target
-        return sibling if sibling in self.module_prefixes else target
+        if target.split(".")[0] in sys.stdlib_module_names:
+            return target
+        folders = package_of(f.path).split(".") if package_of(f.path) else []
+        for depth in range(len(folders), 0, -1):
+            root = ".".join(folders[:depth])
+            if depth < len(folders) and root in self.modules:
+                continue  # a package's folder is never a sys.path entry of its own
+            if f"{root}.{target}" in self.module_prefixes:
+                return f"{root}.{target}"
+        return target
 
     def _is_test(self, symbol: _Symbol) -> bool:
         d = symbol.definition
@@ -638,7 +651,7 @@ class PythonResolver(Resolver):
 
     def _emit_import(self, out: SubgraphEmitter, f: ParsedSource, file_target: Target, imp: Import) -> None:
         if imp.name is None:
-            target = absolute_module(f.path, imp.module)
+            target = self._find_module(f, imp.module)
             raw = imp.module
             value: _Value = _Mod(target) if target in self.module_prefixes else _Ext(target)
         else:

@@ -447,3 +447,22 @@ def use(b: Builder):
     assert calls["b.rule.bind"]  # the getter's annotation, not the setter's
     # Iterating a Rule (no __iter__) and calling a generator give no Rule.
     assert not calls["p.bind"] and not calls["generated().bind"]
+
+
+def test_a_project_inside_the_repository_imports_its_own_packages():
+    sources = {
+        "scripts/typing.py": b"def cast():\n    return 1\n",
+        "examples/tutorial/flaskr/__init__.py": b"def create_app():\n    return 1\n",
+        "examples/tutorial/flaskr/db.py": b"def get_db():\n    return 1\n",
+        "examples/tutorial/tests/test_db.py": (
+            b"import flaskr.db\nfrom flaskr import create_app\nfrom flaskr.db import get_db\n\n\n"
+            b"def test_db():\n    create_app()\n    get_db()\n    flaskr.db.get_db()\n"
+        ),
+        "scripts/tools/use.py": b"import typing\n\n\ndef use():\n    typing.cast(int, 1)\n",
+    }
+    edges = {(a, b): ok for a, t, b, ok in edges_of_subgraphs(resolve(sources)) if t == "CALLS"}
+    test = "examples.tutorial.tests.test_db.test_db"
+    assert edges[(test, "examples.tutorial.flaskr.create_app")] is True
+    assert edges[(test, "examples.tutorial.flaskr.db.get_db")] is True
+    # The standard library's name is never a module found up the tree.
+    assert edges[("scripts.tools.use.use", "typing.cast")] is False
