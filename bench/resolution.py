@@ -36,9 +36,11 @@ import argparse
 import random
 import subprocess
 import sys
+import sysconfig
 import tarfile
 import tempfile
 import time
+import warnings
 import zipfile
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
@@ -174,15 +176,20 @@ def _enclosing_def(leaf):
     return None
 
 
-def jedi_calls(root: Path, paths: list[str], symbols: Symbols, python: Path) -> tuple[list[JediAnswer], int]:
+def jedi_calls(root: Path, paths: list[str], symbols: Symbols) -> tuple[list[JediAnswer], Counter[str]]:
     import jedi
 
-    project = jedi.Project(str(root), added_sys_path=[str(root / "src")] if (root / "src").is_dir() else [])
-    # An interpreter with nothing installed: otherwise an installed copy of the project
-    # (pluggy is pytest's dependency) is what Jedi finds for its own imports.
-    environment = jedi.create_environment(str(python), safe=False)
+    # The project and the standard library only, in this process: an installed copy of the
+    # project (pluggy is pytest's dependency) must not be what Jedi finds for its imports, and
+    # an inference subprocess that dies takes every later answer with it.
+    paths_of = sysconfig.get_paths()
+    search = [str(root / "src") if (root / "src").is_dir() else str(root)]
+    search += [paths_of["stdlib"], paths_of["platstdlib"], str(Path(paths_of["platstdlib"]) / "lib-dynload")]
+    project = jedi.Project(str(root), sys_path=list(dict.fromkeys(search)), smart_sys_path=True)
+    environment = jedi.InterpreterEnvironment()
+    warnings.filterwarnings("ignore", category=UserWarning, module="jedi")  # "not importable in path"
     answers: list[JediAnswer] = []
-    failures = 0
+    failures: Counter[str] = Counter()
     started = time.monotonic()
     for count, path in enumerate(paths, 1):
         code = (root / path).read_text(encoding="utf-8", errors="replace")
@@ -198,16 +205,16 @@ def jedi_calls(root: Path, paths: list[str], symbols: Symbols, python: Path) -> 
             line, column = leaf.start_pos
             try:
                 definitions = script.goto(line, column, follow_imports=True)
-            except Exception:  # Jedi raises on code it cannot follow; count it, go on
-                failures += 1
+            except Exception as error:  # Jedi raises on code it cannot follow; count it, go on
+                failures[type(error).__name__] += 1
                 continue
             if not any(d.type in ("function", "class") for d in definitions):
                 # A name bound to a class or a function (`cls(...)`, `self.storage_class(...)`,
                 # `handler = view`): what it holds is what is called.
                 try:
                     definitions = script.infer(line, column)
-                except Exception:
-                    failures += 1
+                except Exception as error:
+                    failures[type(error).__name__] += 1
                     continue
             targets, outside, unnamed = set(), False, 0
             for d in definitions:
@@ -250,12 +257,12 @@ def _answer_at(
     return same_caller[0] if len(same_caller) == 1 else None
 
 
-def score(name: str, root: Path, paths: list[str], sample: int, python: Path) -> None:
+def score(name: str, root: Path, paths: list[str], sample: int) -> None:
     started = time.monotonic()
     ours = branchgraph_calls(root, paths)
     ours_s = time.monotonic() - started
     started = time.monotonic()
-    answers, failures = jedi_calls(root, paths, ours.symbols, python)
+    answers, failures = jedi_calls(root, paths, ours.symbols)
     jedi_s = time.monotonic() - started
 
     # Jedi's pairs: from call sites where it names exactly one in-repo definition.
@@ -310,7 +317,9 @@ def score(name: str, root: Path, paths: list[str], sample: int, python: Path) ->
     if (root / ".git").exists():
         commit = " @ " + subprocess.check_output(["git", "rev-parse", "--short", "HEAD"], cwd=root, text=True).strip()
     print(f"\n{name}{commit}: {len(paths)} Python files; branchgraph {ours_s:.1f} s, Jedi {jedi_s:.0f} s")
-    print(f"  Jedi call sites in functions {len(answers)}: {silent} unanswered, {failures} raised")
+    print(
+        f"  Jedi call sites in functions {len(answers)}: {silent} unanswered, {sum(failures.values())} raised {dict(failures)}"
+    )
     print(f"  branchgraph unresolved rate {ours.unresolved_rate:.1%}")
     print(f"  pairs: Jedi {len(jedi_pairs)} (+{len(ambiguous_pairs)} ambiguous), branchgraph {len(ours.pairs)}")
     print(f"  recall    {recall:.3f}  ({len(found)} of Jedi's {len(jedi_pairs)} pairs)")
@@ -364,19 +373,17 @@ def main() -> None:
     except ImportError:
         sys.exit("bench/resolution.py needs Jedi, installed for the benchmark only: pip install jedi")
     scratch = Path(tempfile.mkdtemp(prefix="branchgraph-resolution-"))
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(scratch / "bare")], check=True)
-    python = scratch / "bare/bin/python"
     for spec in args.source:
         name, _, git_dir = spec.partition("=")
         root = scratch / name
         subprocess.run(["git", "clone", "-q", git_dir, str(root)], check=True)
-        score(name, root, python_files(root, args.max_files), args.sample, python)
+        score(name, root, python_files(root, args.max_files), args.sample)
     for spec in args.sdist:
         package, _, version = spec.partition("=")
         into = scratch / package
         into.mkdir()
         root = unpack_sdist(fetch_sdist(package, version), into)
-        score(f"{package} {version}", root, python_files(root, args.max_files), args.sample, python)
+        score(f"{package} {version}", root, python_files(root, args.max_files), args.sample)
 
 
 if __name__ == "__main__":

@@ -40,6 +40,7 @@ _ASSIGN_KINDS = (
     ("assign.elements", "element"),
     ("assign.entered", "entered"),
     ("assign.iterated", "iterated"),
+    ("assign.iterated_name", "iterated_name"),
 )
 # The receivers that make an assignment an instance attribute (``self.x``, ``this.x``).
 _SELF_NAMES = frozenset({"self", "this"})
@@ -107,7 +108,7 @@ class Assignment:
     returns is assigned to ``return``, what it yields to ``yield``; a generic's type parameter
     ``<T>`` is kind ``type_parameter``; an array callback's parameter is kind ``element``
     (``callee`` holds the array expression); ``with callee(...) as name`` is kind ``entered``
-    and ``for name in callee(...)`` kind ``iterated``."""
+    and ``for name in callee(...)`` kind ``iterated`` (``for name in other``: ``iterated_name``)."""
 
     name: str
     callee: str

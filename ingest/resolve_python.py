@@ -296,6 +296,8 @@ class PythonResolver(Resolver):
             return self._entered(self._resolve_dotted(path, binding[2], binding[1]))
         if kind == "iterated":
             return self._element(self._resolve_dotted(path, binding[2], binding[1]))
+        if kind == "iterated_name":
+            return self._element_of_name(path, binding[2], binding[1])
         if kind == "wraps":  # a partial of a function: calling it calls the function
             value = self._resolve_dotted(path, binding[2], binding[1])
             return value if isinstance(value, _Sym) and value.symbol.label in ("Function", "Method") else None
@@ -379,6 +381,78 @@ class PythonResolver(Resolver):
             if isinstance(iterate, _Sym) and iterate.symbol.label == "Method":
                 return self._call_result(iterate, unwrap=_ITERABLES)
         return None
+
+    def _element_of_name(self, path: str, scope: int | None, raw: str) -> _Value:
+        """``for x in name`` / ``for x in self.attr``: an element of the declared container
+        (``rules: list[Rule]``, ``self.order: list[Tag] = []``, ``self.rules = rules`` of such a
+        parameter), or of an in-repo iterable's ``__iter__``."""
+        declarations = self._declarations(path, scope, raw, 0)
+        elements = {self._annotated(where, annotation, at, unwrap=_ITERABLES) for where, annotation, at in declarations}
+        themselves = {self._annotated(where, annotation, at) for where, annotation, at in declarations}
+        if len(elements) == 1 and elements != themselves:
+            return elements.pop()  # every declaration is a container of one class
+        value = self._resolve_dotted(path, scope, raw)
+        if isinstance(value, _Inst):
+            iterate = self._class_member(value.symbol, "__iter__", set())
+            if isinstance(iterate, _Sym) and iterate.symbol.label == "Method":
+                return self._call_result(iterate, unwrap=_ITERABLES)
+        return None
+
+    def _declarations(self, path: str, scope: int | None, raw: str, depth: int) -> list[tuple[str, str, int | None]]:
+        """The annotations that say what a name or a ``self`` attribute holds, each (path,
+        annotation, scope it is written in): its own annotation, or those of the names it is
+        assigned from. Empty when any assignment has none."""
+        if depth > MAX_BASE_DEPTH:
+            return []
+        head, _, attr = raw.partition(".")
+        if not attr:
+            binding = self._binding(path, scope, raw)
+            bindings = [binding] if binding is not None else []
+            where = path
+        elif head == "self" and "." not in attr:
+            owner = self._enclosing_class(path, scope)
+            klass = (
+                next(
+                    (k for k in self._mro(owner) if not isinstance(k, _Ext) and self._attribute_bindings(k, attr)), None
+                )
+                if owner is not None
+                else None
+            )
+            if klass is None:
+                return []
+            bindings = self._attribute_bindings(klass, attr)
+            declared = [b for b in bindings if b[0] == "annotated"]
+            bindings, where = declared or bindings, klass.file.path
+        else:
+            return []
+        found: list[tuple[str, str, int | None]] = []
+        for binding in bindings:
+            if binding[0] == "annotated":
+                found.append((where, binding[1], binding[2]))
+            elif binding[0] == "alias":
+                more = self._declarations(where, binding[2], binding[1], depth + 1)
+                if not more:
+                    return []
+                found += more
+            else:
+                return []
+        return found
+
+    def _attribute_bindings(self, cls: _Symbol, attr: str) -> list[_Binding]:
+        return self.attributes.get((cls.file.path, cls.index), {}).get(attr, [])
+
+    def _binding(self, path: str, scope: int | None, name: str) -> _Binding | None:
+        """The binding ``name`` finds from ``scope`` outward (functions, then the module)."""
+        defs = self._file(path).parsed.definitions
+        current, innermost = scope, True
+        while current is not None:
+            if defs[current].kind != "class" or innermost:
+                binding = self.bindings.get((path, current), {}).get(name)
+                if binding is not None:
+                    return binding
+            innermost = False
+            current = defs[current].parent
+        return self.bindings.get((path, None), {}).get(name)
 
     def _returned(self, function: _Symbol, yielded: bool) -> _Value:
         """An unannotated function's result when every return agrees on one class's instance;
@@ -767,9 +841,8 @@ def _local_binding(a: Assignment) -> _Binding:
     """``f = partial(g, ...)`` holds g; ``x = callee(...)`` holds what the call returns;
     ``x = y`` holds what y holds; ``with callee(...) as x`` what its ``__enter__`` gives;
     ``for x in callee(...)`` an element of what the call returns."""
-    kind = {"partial": "wraps", "alias": "alias", "entered": "entered", "iterated": "iterated"}.get(
-        a.kind, "call_result"
-    )
+    kinds = {"partial": "wraps", "alias": "alias", "entered": "entered", "iterated": "iterated"}
+    kind = kinds.get(a.kind, "iterated_name" if a.kind == "iterated_name" else "call_result")
     return (kind, a.callee, a.scope)
 
 

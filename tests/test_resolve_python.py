@@ -437,6 +437,23 @@ def use(b: Builder):
         p.bind()
     generated().bind()
     b.rule.bind()
+
+
+class Table:
+    def __init__(self, rules: list[Rule], by_name: dict[str, Rule]):
+        self.order: list[Rule] = []
+        self.rules = rules
+        self.by_name = by_name
+
+    def walk(self, extra: t.Sequence[Rule]):
+        for o in self.order:
+            o.bind()
+        for x in self.rules:
+            x.bind()
+        for e in extra:
+            e.bind()
+        for n in self.by_name:
+            n.bind()
 """,
     }
     calls = {e.raw: e.resolved for s in resolve(sources) for e in s.edges if e.type == "CALLS"}
@@ -447,6 +464,9 @@ def use(b: Builder):
     assert calls["b.rule.bind"]  # the getter's annotation, not the setter's
     # Iterating a Rule (no __iter__) and calling a generator give no Rule.
     assert not calls["p.bind"] and not calls["generated().bind"]
+    # Loops over declared containers: an attribute, an attribute assigned a parameter, a parameter.
+    assert calls["o.bind"] and calls["x.bind"] and calls["e.bind"]
+    assert not calls["n.bind"]  # a dict's keys are no Rule
 
 
 def test_a_project_inside_the_repository_imports_its_own_packages():

@@ -58,9 +58,11 @@
 ; body): calling it calls what that holds.
 (assignment left: (identifier) @assign.name right: [(identifier) (attribute)] @assign.alias)
 ; `with Builder.from_environ(env) as builder:` holds what the value's `__enter__` returns;
-; `for rule in factory.get_rules(map):` holds an element of what the call returns.
+; `for rule in factory.get_rules(map):` holds an element of what the call returns, `for tag in
+; self.order:` one of what `self.order` is declared as (`self.order: list[JSONTag] = []`).
 (with_item value: (as_pattern (call function: (_) @assign.entered) alias: (as_pattern_target (identifier) @assign.name)))
 (for_statement left: (identifier) @assign.name right: (call function: (_) @assign.iterated))
+(for_statement left: (identifier) @assign.name right: [(identifier) (attribute)] @assign.iterated_name)
 ; What a function returns or yields (a pytest fixture's value), when it is a call or a name.
 (return_statement (call function: (_) @return.value))
 (return_statement (identifier) @return.name)
