@@ -178,6 +178,7 @@ def _enclosing_def(leaf):
 
 def jedi_calls(root: Path, paths: list[str], symbols: Symbols) -> tuple[list[JediAnswer], Counter[str]]:
     import jedi
+    import parso.cache
 
     # The project and the standard library only, in this process: an installed copy of the
     # project (pluggy is pytest's dependency) must not be what Jedi finds for its imports, and
@@ -187,6 +188,9 @@ def jedi_calls(root: Path, paths: list[str], symbols: Symbols) -> tuple[list[Jed
     search += [paths_of["stdlib"], paths_of["platstdlib"], str(Path(paths_of["platstdlib"]) / "lib-dynload")]
     project = jedi.Project(str(root), sys_path=list(dict.fromkeys(search)), smart_sys_path=True)
     environment = jedi.InterpreterEnvironment()
+    # parso forgets parsed files past 600 and Jedi then raises KeyError for modules it still
+    # holds (most of django's later call sites): keep them all.
+    parso.cache._CACHED_SIZE_TRIGGER = 10**9  # type: ignore[attr-defined]
     warnings.filterwarnings("ignore", category=UserWarning, module="jedi")  # "not importable in path"
     answers: list[JediAnswer] = []
     failures: Counter[str] = Counter()

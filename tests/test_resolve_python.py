@@ -486,3 +486,36 @@ def test_a_project_inside_the_repository_imports_its_own_packages():
     assert edges[(test, "examples.tutorial.flaskr.db.get_db")] is True
     # The standard library's name is never a module found up the tree.
     assert edges[("scripts.tools.use.use", "typing.cast")] is False
+
+
+def test_a_function_decorated_with_a_wraps_wrapper_is_still_the_function_called():
+    sources = {
+        "m.py": b"""\
+import functools
+
+
+def logged(f):
+    @functools.wraps(f)
+    def wrapper(*args, **kwargs):
+        return f(*args, **kwargs)
+
+    return wrapper
+
+
+class Store:
+    def save(self):
+        return None
+
+
+@logged
+def build() -> Store:
+    return Store()
+
+
+def use():
+    build().save()
+""",
+    }
+    edges = {(a, b): ok for a, t, b, ok in edges_of_subgraphs(resolve(sources)) if t == "CALLS"}
+    assert edges[("m.use", "m.build")] is True  # not the wrapper
+    assert edges[("m.use", "m.Store.save")] is True  # and its annotation still types the result
