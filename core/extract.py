@@ -25,7 +25,7 @@ from branchgraph.core.languages import language_named, new_parser, tag_query, ts
 from branchgraph.core.model import content_hash
 
 # Bumped whenever extraction output changes, so caches keyed by blob SHA are invalidated.
-EXTRACTOR_VERSION = 15
+EXTRACTOR_VERSION = 16
 
 _MAX_RAW = 200
 # A call site keeps this many arguments: a route's path and handlers, a client's URL and options.
@@ -47,6 +47,8 @@ _SELF_NAMES = frozenset({"self", "this"})
 # Nodes a broad capture such as `(argument_list (_) @reference.base)` may hit that name nothing.
 _NOT_REFERENCES = frozenset({"keyword_argument", "comment", "list_splat", "dictionary_splat"})
 _NOT_ARGUMENTS = frozenset({"comment"})
+# Calls a query captures whole (their raw is the callee, and their arguments are counted).
+_WHOLE_CALLS = frozenset({"method_invocation", "object_creation_expression"})
 # A receiver's type without its pointer and type arguments: `*Page[T]` -> `Page`.
 _RECEIVER_TYPE = re.compile(r"\[.*\]$")
 
@@ -80,6 +82,9 @@ class Reference:
     scope: int | None
     param: str | None = None
     node_type: str = ""
+    # How many arguments a call passes, where the query captures the whole call (Java's
+    # `a.b(x, y)`, whose raw is then the callee `a.b`): overloads are told apart by it.
+    arguments: int | None = None
 
 
 @dataclass(slots=True)
@@ -163,6 +168,29 @@ def conflict_extents(defs: list[Definition], line_count: int) -> list[int]:
 
 def _text(node: TSNode) -> str:
     return (node.text or b"").decode("utf-8", "replace")
+
+
+def _callee(node: TSNode) -> str:
+    """What a whole call captured calls, arguments left out: ``repo.find`` for
+    ``repo.find(id)``, ``a.b(…).c`` for ``a.b(x).c(y)``, ``new Order(…).total`` for a method of a
+    new object; a constructor call (``new Order(x)``) is its class, ``Order``."""
+    if node.type == "object_creation_expression":
+        kind = node.child_by_field_name("type")
+        return _raw(kind).split("<", 1)[0] if kind is not None else _raw(node)
+    name = node.child_by_field_name("name")
+    receiver = node.child_by_field_name("object")
+    if name is None:
+        return _raw(node)
+    if receiver is None:
+        return _text(name)
+    if receiver.type == "method_invocation":
+        head = _callee(receiver) + "(…)"
+    elif receiver.type == "object_creation_expression":
+        head = f"new {_callee(receiver)}(…)"
+    else:
+        head = _raw(receiver)
+    text = f"{head}.{_text(name)}"
+    return text if len(text) <= _MAX_RAW else text[: _MAX_RAW - 1] + "…"
 
 
 def _raw(node: TSNode) -> str:
@@ -333,7 +361,7 @@ def extract(language: str, data: bytes) -> ParsedFile:
             assignments.append(
                 Assignment(
                     name=f"self.{_text(node)}" if is_member else _text(node),
-                    callee=_raw(value),
+                    callee=_callee(value) if value.type in _WHOLE_CALLS else _raw(value),
                     line=node.start_point[0] + 1,
                     scope=scopes.innermost(node.start_byte, node.end_byte),
                     kind=kind,
@@ -347,14 +375,16 @@ def extract(language: str, data: bytes) -> ParsedFile:
                 if node.type in _NOT_REFERENCES:
                     continue
                 param = caps.get("param")
+                arguments = node.child_by_field_name("arguments") if node.type in _WHOLE_CALLS else None
                 references.append(
                     Reference(
                         kind=capture.split(".", 1)[1],
-                        raw=_raw(node),
+                        raw=_callee(node) if arguments is not None else _raw(node),
                         line=node.start_point[0] + 1,
                         scope=scopes.innermost(node.start_byte, node.end_byte),
                         param=_text(param[0]) if param else None,
                         node_type=node.type,
+                        arguments=len(arguments.named_children) if arguments is not None else None,
                     )
                 )
     for ref in references:

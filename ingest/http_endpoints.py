@@ -474,3 +474,66 @@ def _go_method(argument: str) -> str | None:
         return named.upper() if named.upper() in _VERBS_UPPER else None
     constant = _GO_METHOD_CONSTANT.match(argument)
     return constant.group(1).upper() if constant and constant.group(1).upper() in _VERBS_UPPER else None
+
+
+def java_endpoints(resolver: Resolver) -> Endpoints:
+    """Java routes: Spring's ``@GetMapping``/``@PostMapping``/``@PutMapping``/``@DeleteMapping``/
+    ``@PatchMapping`` and ``@RequestMapping`` (its ``method``) on a method, under the
+    ``@RequestMapping`` path of its class."""
+    routes: list[Route] = []
+    for symbol in resolver.symbols.values():
+        if symbol.label != "Method":
+            continue
+        d = symbol.definition
+        for annotation in d.decorators:
+            mapping = _spring_mapping(annotation)
+            if mapping is None:
+                continue
+            methods, paths = mapping
+            owner = resolver.symbols.get((symbol.file.path, d.parent)) if d.parent is not None else None
+            prefixes = [""]
+            for class_annotation in owner.definition.decorators if owner is not None else []:
+                found = _spring_mapping(class_annotation)
+                if found is not None and _annotation_name(class_annotation) == "RequestMapping":
+                    prefixes = found[1]
+            handler = Target(symbol.id, symbol.label)
+            for prefix in prefixes:
+                for path in paths:
+                    routes.append(
+                        Route(
+                            methods, join(route_path(prefix), route_path(path)), handler, symbol.file.path, d.start_line
+                        )
+                    )
+    return Endpoints(routes, [])
+
+
+_SPRING_MAPPINGS = {
+    "GetMapping": "GET",
+    "PostMapping": "POST",
+    "PutMapping": "PUT",
+    "DeleteMapping": "DELETE",
+    "PatchMapping": "PATCH",
+    "RequestMapping": None,
+}
+_JAVA_STRING = re.compile(r'"((?:[^"\\]|\\.)*)"')
+_REQUEST_METHOD = re.compile(r"RequestMethod\.([A-Z]+)")
+
+
+def _annotation_name(annotation: str) -> str:
+    return annotation.split("(", 1)[0].strip().rsplit(".", 1)[-1]
+
+
+def _spring_mapping(annotation: str) -> tuple[frozenset[str] | None, list[str]] | None:
+    """(methods, paths) of a Spring mapping annotation (``GetMapping("/orders/{id}")``,
+    ``RequestMapping(value = {"/a", "/b"}, method = RequestMethod.POST)``), else None. A
+    mapping without a path maps the class's own path."""
+    name = _annotation_name(annotation)
+    if name not in _SPRING_MAPPINGS:
+        return None
+    arguments = annotation[len(annotation.split("(", 1)[0]) :].strip()[1:-1] if "(" in annotation else ""
+    # The paths: the bare value, or `value =` / `path =`; never `produces`, `consumes`, `params`, `headers`.
+    kept = re.sub(r"\b(produces|consumes|params|headers|name)\s*=\s*(\{[^}]*\}|\"(?:[^\"\\]|\\.)*\")", "", arguments)
+    paths = _JAVA_STRING.findall(kept) or [""]
+    verb = _SPRING_MAPPINGS[name]
+    methods = frozenset({verb}) if verb else frozenset(_REQUEST_METHOD.findall(arguments)) or None
+    return methods, paths

@@ -14,11 +14,18 @@ from dataclasses import dataclass
 
 from branchgraph.core.languages import language_named
 from branchgraph.core.model import FileSubgraph
-from branchgraph.ingest.http_endpoints import Endpoints, ecmascript_endpoints, go_endpoints, python_endpoints
+from branchgraph.ingest.http_endpoints import (
+    Endpoints,
+    ecmascript_endpoints,
+    go_endpoints,
+    java_endpoints,
+    python_endpoints,
+)
 from branchgraph.ingest.http_links import link_http
 from branchgraph.ingest.resolution import Resolver
 from branchgraph.ingest.resolve_ecmascript import EcmaScriptResolver
 from branchgraph.ingest.resolve_go import GoResolver
+from branchgraph.ingest.resolve_java import JavaResolver
 from branchgraph.ingest.resolve_python import PythonResolver
 from branchgraph.ingest.subgraphs import ParsedSource
 
@@ -36,6 +43,7 @@ RESOLVERS: dict[str, Family] = {
     "python": Family(lambda repo, branch, files, _project: PythonResolver(repo, branch, files), python_endpoints),
     "ecmascript": Family(EcmaScriptResolver, ecmascript_endpoints),
     "go": Family(GoResolver, go_endpoints),
+    "java": Family(JavaResolver, java_endpoints),
 }
 
 

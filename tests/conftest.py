@@ -141,6 +141,14 @@ def goshop_sources() -> dict[str, bytes]:
 
 
 @pytest.fixture
+def javashop_sources() -> dict[str, bytes]:
+    """A Maven project: orders with an overloaded method and a nested class, a store
+    interface and its implementation, a notifier with a base class, a static import, a
+    wildcard import and a JUnit 5 test."""
+    return read_tree(FIXTURES / "javashop")
+
+
+@pytest.fixture
 def goweb_sources() -> dict[str, bytes]:
     """A Go service on net/http (Go 1.22 method patterns), a client package and an httptest
     test; `go test ./...` passes on it."""

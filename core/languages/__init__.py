@@ -23,7 +23,7 @@ from types import ModuleType
 
 from tree_sitter import Language, Node, Parser, Query
 
-from branchgraph.core.languages import ecmascript, go, python
+from branchgraph.core.languages import ecmascript, go, java, python
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +96,7 @@ LANGUAGES = (
     ),
     # go.mod names the module: its path is the prefix of the repository's import paths.
     LanguageSpec("go", (".go",), "tree_sitter_go", _conventions(go), project_files=("go.mod",)),
+    LanguageSpec("java", (".java",), "tree_sitter_java", _conventions(java)),
 )
 _PROJECT_FILE = re.compile("|".join(fnmatch.translate(p) for spec in LANGUAGES for p in spec.project_files))
 

@@ -1,0 +1,505 @@
+"""Resolve the references of a commit's Java files into graph nodes and edges.
+
+A package is a folder below the source root (``core.languages.java.module_name``); its
+top-level types are seen by every file of the package without an import. A simple name
+resolves as javac finds it: the method's locals and parameters (a declared type, or ``var``
+by its value), then the members of each enclosing class (its fields, methods and nested
+types, then those it inherits through ``extends``/``implements``), then single-type and
+static imports, the package's types, on-demand imports (``a.b.*``, ``static a.b.C.*``), and
+``java.lang``. A dotted name continues through packages (``com.shop.Order``), types (a
+static member, a nested type) and values (an instance's methods and fields, typed by their
+declarations); ``this`` is the enclosing class's instance, ``super`` its base. A call picks
+among a class's overloads by its number of arguments (varargs take the rest); two overloads
+of the same arity are a guess and stay dangling. ``new T(...)`` calls the class. Any name
+the repository does not define and that leaves it (the JDK, dependencies) is external.
+Methods annotated ``@Test``, ``@ParameterizedTest``, ``@RepeatedTest``, ``@TestFactory`` or
+``@TestTemplate`` (JUnit 4 and 5) are tests.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Mapping
+
+from branchgraph.core.extract import Assignment, Definition, Import, Reference, local_names
+from branchgraph.core.languages.java import module_name
+from branchgraph.core.model import Edge, FileSubgraph, node_id
+from branchgraph.ingest.resolution import Binding, Resolver
+from branchgraph.ingest.resolution import Elements as _Elements
+from branchgraph.ingest.resolution import External as _Ext
+from branchgraph.ingest.resolution import Instance as _Inst
+from branchgraph.ingest.resolution import Module as _Mod
+from branchgraph.ingest.resolution import ResolvedSymbol as _Symbol
+from branchgraph.ingest.resolution import SymbolValue as _Sym
+from branchgraph.ingest.subgraphs import ParsedSource, SubgraphEmitter, Target
+
+_IDENTIFIER = r"[A-Za-z_$][\w$]*"
+_DOTTED = re.compile(rf"^{_IDENTIFIER}(\.{_IDENTIFIER})*$")
+# `repo.find(…).total`, `new Order(…).total`: a member of what a call gives (core/extract._callee).
+_CONSTRUCTED = re.compile(rf"^(.*)\(…\)\.({_IDENTIFIER}(?:\.{_IDENTIFIER})*)$")
+_GENERIC_ARGS = re.compile(r"<[^<>]*>")
+_TYPE_NAME = re.compile(rf"{_IDENTIFIER}(?:\.{_IDENTIFIER})*")
+_TEST_ANNOTATIONS = frozenset({"Test", "ParameterizedTest", "RepeatedTest", "TestFactory", "TestTemplate"})
+PRIMITIVES = frozenset("boolean byte char short int long float double void var".split())
+# The types every file sees without an import (java.lang), the ones code calls or names.
+JAVA_LANG = frozenset(
+    """
+    Object String StringBuilder StringBuffer CharSequence Math StrictMath System Runtime Thread Runnable
+    Integer Long Short Byte Double Float Boolean Character Number Void Enum Record Class ClassLoader
+    Iterable Comparable AutoCloseable Cloneable Override Deprecated SuppressWarnings FunctionalInterface
+    SafeVarargs Exception RuntimeException Error Throwable IllegalArgumentException IllegalStateException
+    NullPointerException UnsupportedOperationException IndexOutOfBoundsException ArithmeticException
+    ClassCastException NumberFormatException InterruptedException CloneNotSupportedException
+    ArrayIndexOutOfBoundsException SecurityException ReflectiveOperationException StackOverflowError
+    OutOfMemoryError AssertionError ThreadLocal InheritableThreadLocal Process ProcessBuilder
+    """.split()
+)
+
+_Value = _Mod | _Sym | _Inst | _Ext | _Elements | None  # _Mod names a package (or a prefix of one)
+
+
+class JavaResolver(Resolver):
+    """Resolves all Java files of one commit of one branch."""
+
+    TYPE_LABELS = ("Class", "Interface")
+
+    def __init__(self, repo: str, branch: str, files: list[ParsedSource], project_files: Mapping[str, bytes]):
+        super().__init__(repo, branch, files)
+        self.packages: dict[str, list[ParsedSource]] = {}
+        for f in files:
+            self.packages.setdefault(module_name(f.path), []).append(f)
+        self.package_prefixes = {
+            ".".join(name.split(".")[:i]) for name in self.packages if name for i in range(1, name.count(".") + 2)
+        }
+        self.package_types: dict[str, dict[str, _Symbol]] = {}
+        # (path, class index) -> method name -> its overloads
+        self.overloads: dict[tuple[str, int | None], dict[str, list[_Symbol]]] = {}
+        self.wildcards: dict[str, list[str]] = {}
+        self.return_types: dict[tuple[str, int], str] = {}
+        self._base_refs: dict[tuple[str, int], list[tuple[str, int, str]]] = {}
+        self._bases: dict[str, list[tuple[str, int, _Value]]] = {}
+        self.member_names: set[str] = set()
+        for f in files:
+            self._index_file(f)
+        self._by_id = {s.id: s for s in self.symbols.values()}
+
+    # ----- indexing -------------------------------------------------------------------
+
+    def _index_file(self, f: ParsedSource) -> None:
+        package = module_name(f.path)
+        self.file_ids[f.path] = node_id(self.repo, self.branch, f.path, "File", package)
+        defs = f.parsed.definitions
+        seen: Counter[tuple[str, str]] = Counter()
+        for index, (d, local) in enumerate(zip(defs, local_names(defs), strict=True)):
+            label = _label(d)
+            qualname = f"{package}.{local}" if package else local
+            ordinal = seen[(label, qualname)]
+            seen[(label, qualname)] += 1
+            symbol = _Symbol(
+                node_id(self.repo, self.branch, f.path, label, qualname, ordinal), label, qualname, f, index
+            )
+            symbol.is_test = label == "Method" and any(_annotation_name(a) in _TEST_ANNOTATIONS for a in d.decorators)
+            self.symbols[(f.path, index)] = symbol
+            self.member_names.add(d.name)
+            siblings = self.children.setdefault((f.path, d.parent), {})
+            if label == "Method" and d.parent is not None and defs[d.parent].name == d.name:
+                continue  # a constructor: `new T(...)` calls the class, and it is no member
+            if label == "Method":
+                self.overloads.setdefault((f.path, d.parent), {}).setdefault(d.name, []).append(symbol)
+                siblings.setdefault(d.name, symbol)
+            else:
+                siblings[d.name] = symbol
+                if d.parent is None:
+                    self.package_types.setdefault(package, {})[d.name] = symbol
+        wildcard_lines = {imp.line for imp in f.parsed.imports if imp.name == "*"}
+        for imp in f.parsed.imports:
+            if imp.name == "*":
+                self.wildcards.setdefault(f.path, []).append(imp.module)
+            elif imp.line not in wildcard_lines and imp.name:  # `a.b.*` also matches as `a` . `b`
+                self._bind(f.path, None, imp.name, ("import", imp.module, imp.name))
+        for a in f.parsed.assignments:
+            self._index_assignment(f, a)
+        for ref in f.parsed.references:
+            if ref.scope is None:
+                continue
+            if ref.kind == "param_type" and ref.param:
+                self._bind(f.path, ref.scope, ref.param, ("annotated", ref.raw, ref.scope))
+            elif ref.kind == "return_type":
+                self.return_types[(f.path, ref.scope)] = ref.raw
+            elif ref.kind in ("base", "implements"):
+                self._base_refs.setdefault((f.path, ref.scope), []).append((ref.raw, ref.line, ref.kind))
+
+    def _index_assignment(self, f: ParsedSource, a: Assignment) -> None:
+        defs = f.parsed.definitions
+        if a.kind == "annotation" and a.callee.strip() == "var":
+            return  # `var x = ...`: the value says what x is
+        binding: Binding = (
+            ("annotated", a.callee, a.scope) if a.kind == "annotation" else ("call_result", a.callee, a.scope)
+        )
+        if a.scope is not None and defs[a.scope].kind in ("class", "interface"):  # a field
+            self.member_names.add(a.name)
+            self.attributes.setdefault((f.path, a.scope), {}).setdefault(a.name, []).append(binding)
+        elif a.scope is not None:
+            # A declared type wins over the value; the first declaration of a name binds it.
+            existing = self.bindings.get((f.path, a.scope), {}).get(a.name)
+            if existing is None or (a.kind == "annotation" and existing[0] != "annotated"):
+                self._bind(f.path, a.scope, a.name, binding)
+
+    # ----- name resolution ------------------------------------------------------------
+
+    def _resolve_binding(self, path: str, binding: Binding) -> _Value:
+        kind = binding[0]
+        if kind == "annotated":
+            return self._instance_of(self._resolve_type(path, binding[1], binding[2]))
+        if kind == "call_result":
+            return self._call_result(self._resolve_dotted(path, binding[2], binding[1]))
+        if kind == "import":
+            return self._imported(binding[1], binding[2])
+        raise AssertionError(f"unknown binding {binding!r}")
+
+    def _imported(self, module: str, name: str) -> _Value:
+        """``import a.b.C`` (a type of package a.b) or ``import static a.b.C.m`` (a member of
+        type C); anything the repository has no package for is external."""
+        if module in self.packages:
+            found = self.package_types.get(module, {}).get(name)
+            return _Sym(found) if found is not None else None
+        owner = self._type_named(module)
+        if owner is not None:
+            return self._class_member(owner, name, set())
+        return _Ext(f"{module}.{name}")
+
+    def _type_named(self, dotted: str) -> _Symbol | None:
+        """The in-repo type a fully qualified name names (``a.b.C``, a nested ``a.b.C.D``)."""
+        parts = dotted.split(".")
+        for cut in range(len(parts) - 1, 0, -1):
+            package, rest = ".".join(parts[:cut]), parts[cut:]
+            if package not in self.packages:
+                continue
+            found = self.package_types.get(package, {}).get(rest[0])
+            for nested in rest[1:]:
+                child = self.children.get((found.file.path, found.index), {}).get(nested) if found else None
+                found = child if child is not None and child.label in self.TYPE_LABELS else None
+            return found
+        return None
+
+    def _call_result(self, callee: _Value) -> _Value:
+        """What a call gives: a new instance of a class, or what a method's declared return
+        type is (when its overloads agree on it)."""
+        if isinstance(callee, _Ext):
+            return _Ext(f"{callee.name}()")
+        if not isinstance(callee, _Sym):
+            return None
+        symbol = callee.symbol
+        if symbol.label in self.TYPE_LABELS:
+            return _Inst(symbol)
+        d = symbol.definition
+        overloads = self.overloads.get((symbol.file.path, d.parent), {}).get(d.name, [symbol])
+        declared = {self.return_types.get((o.file.path, o.index)) for o in overloads}
+        if len(declared) != 1 or None in declared:
+            return None
+        return self._instance_of(self._resolve_type(symbol.file.path, declared.pop() or "", d.parent))
+
+    def _lookup_uncached(self, path: str, scope: int | None, name: str) -> _Value:
+        defs = self._file(path).parsed.definitions
+        current = scope
+        while current is not None:
+            d = defs[current]
+            if d.kind in ("class", "interface"):
+                cls = self.symbols[(path, current)]
+                if name == "this":
+                    return _Inst(cls)
+                found = self._class_member(cls, name, set())
+                if found is not None:
+                    return found
+                if d.name == name:
+                    return _Sym(cls)
+            else:
+                binding = self.bindings.get((path, current), {}).get(name)
+                if binding is not None:
+                    return self._resolve_binding(path, binding)
+            current = d.parent
+        binding = self.bindings.get((path, None), {}).get(name)
+        if binding is not None:
+            return self._resolve_binding(path, binding)
+        own = self.package_types.get(module_name(path), {}).get(name)
+        if own is not None:
+            return _Sym(own)
+        for module in self.wildcards.get(path, ()):
+            found = self._on_demand(module, name)
+            if found is not None:
+                return found
+        if name in JAVA_LANG:
+            return _Ext(f"java.lang.{name}")
+        if name in self.package_prefixes:
+            return _Mod(name)
+        return None
+
+    def _on_demand(self, module: str, name: str) -> _Value:
+        """``import a.b.*`` (a type of package a.b) or ``import static a.b.C.*`` (a static
+        member of C); an external package's names are not known, so they answer nothing."""
+        if module in self.packages:
+            found = self.package_types.get(module, {}).get(name)
+            return _Sym(found) if found is not None else None
+        owner = self._type_named(module)
+        return self._class_member(owner, name, set()) if owner is not None else None
+
+    def _member_uncached(self, value: _Value, attr: str) -> _Value:
+        if isinstance(value, _Ext):
+            return _Ext(f"{value.name}.{attr}")
+        if isinstance(value, _Mod):
+            found = self.package_types.get(value.name, {}).get(attr)
+            if found is not None:
+                return _Sym(found)
+            sub = f"{value.name}.{attr}"
+            return _Mod(sub) if sub in self.package_prefixes else None
+        if isinstance(value, (_Sym, _Inst)) and value.symbol.label in self.TYPE_LABELS:
+            return self._class_member(value.symbol, attr, set())
+        if isinstance(value, _Elements) and attr == "length":
+            return _Ext("int")
+        return None
+
+    def _class_bases(self, cls: _Symbol) -> list[tuple[str, int, _Value]]:
+        cached = self._bases.get(cls.id)
+        if cached is not None:
+            return cached
+        self._bases[cls.id] = []  # a type extending itself finds no bases
+        d = cls.definition
+        bases = [
+            (raw, line, self._resolve_type(cls.file.path, raw, d.parent))
+            for raw, line, _kind in self._base_refs.get((cls.file.path, cls.index), ())
+        ]
+        self._bases[cls.id] = bases
+        return bases
+
+    def _resolve_dotted(self, path: str, scope: int | None, raw: str) -> _Value:
+        """Resolve a callee or an expression as written in ``scope`` of ``path``."""
+        raw = _strip_generics(raw.strip())
+        if raw.startswith("super."):
+            return self._super_member(path, scope, raw[len("super.") :])
+        constructed = _CONSTRUCTED.match(raw)
+        if constructed:
+            head = constructed.group(1)
+            if head.startswith("new ") and _DOTTED.match(head[len("new ") :]):
+                value = self._instance_of(self._resolve_type(path, head[len("new ") :], scope))
+            else:
+                value = self._call_result(self._resolve_dotted(path, scope, head))
+            for attr in constructed.group(2).split("."):
+                value = self._member(value, attr) if value is not None else None
+            return value
+        if not _DOTTED.match(raw):
+            return None
+        return self._dotted_chain(path, scope, raw)
+
+    def _super_member(self, path: str, scope: int | None, rest: str) -> _Value:
+        owner = self._enclosing_class(path, scope)
+        if owner is None:
+            return None
+        head, *more = rest.split(".")
+        value: _Value = None
+        for _raw, _line, base in self._class_bases(owner):
+            if isinstance(base, _Sym):
+                value = self._class_member(base.symbol, head, set())
+            elif isinstance(base, _Ext):
+                value = _Ext(f"{base.name}.{head}")
+            if value is not None:
+                break
+        for attr in more:
+            value = self._member(value, attr) if value is not None else None
+        return value
+
+    def _enclosing_class(self, path: str, scope: int | None) -> _Symbol | None:
+        defs = self._file(path).parsed.definitions
+        while scope is not None:
+            if defs[scope].kind in ("class", "interface"):
+                return self.symbols[(path, scope)]
+            scope = defs[scope].parent
+        return None
+
+    def _resolve_type(self, path: str, raw: str, scope: int | None) -> _Value:
+        """The type a declaration names: ``Order``, ``Order.Line``, ``com.shop.Order``;
+        ``Order[]`` is an array of Order; ``List<Order>`` is List (its arguments say nothing
+        about its methods); primitives are no type of the repository."""
+        raw = _strip_generics(raw.strip())
+        raw = re.sub(r"@\w+(\([^)]*\))?\s*", "", raw).strip()  # type annotations: `@NonNull Order`
+        if raw.endswith("[]") or raw.endswith("..."):
+            element = self._resolve_type(path, raw.removesuffix("...").removesuffix("[]"), scope)
+            return _Elements(element.symbol) if isinstance(element, _Sym) else None
+        if raw in PRIMITIVES or not _DOTTED.match(raw):
+            return None
+        return self._dotted_chain(path, scope, raw)
+
+    def _pick_overload(self, value: _Value, arguments: int | None) -> _Value:
+        """Among a method's overloads in its class, the one taking ``arguments`` arguments (a
+        varargs one takes any number from its fixed ones up); two of that arity are a guess."""
+        if not isinstance(value, _Sym) or value.symbol.label != "Method" or arguments is None:
+            return value
+        d = value.symbol.definition
+        overloads = self.overloads.get((value.symbol.file.path, d.parent), {}).get(d.name, [value.symbol])
+        if len(overloads) == 1:
+            return value
+        exact = [o for o in overloads if _arity(o.definition) == (arguments, False)]
+        variadic = [o for o in overloads if _arity(o.definition)[1] and arguments >= _arity(o.definition)[0] - 1]
+        matching = exact or variadic
+        return _Sym(matching[0]) if len(matching) == 1 else None
+
+    def origin(self, path: str, scope: int | None, raw: str, depth: int = 0) -> tuple[str, str] | None:
+        return None
+
+    def _attribute_origin(self, path: str, scope: int | None, head: str, attr: str, depth: int) -> None:
+        return None
+
+    def _imported_origin(self, path: str, binding: Binding, depth: int) -> None:
+        return None
+
+    def module_path(self, module: str) -> str | None:
+        files = self.packages.get(module)
+        return files[0].path if files else None
+
+    # ----- graph output ---------------------------------------------------------------
+
+    def _module_qualname(self, path: str) -> str:
+        return module_name(path)
+
+    def _emit_references(self, f: ParsedSource, out: SubgraphEmitter, file_target: Target) -> None:
+        for symbol in (self.symbols[(f.path, index)] for index in range(len(f.parsed.definitions))):
+            if symbol.label not in self.TYPE_LABELS:
+                continue
+            kinds = {(raw, line): kind for raw, line, kind in self._base_refs.get((f.path, symbol.index), ())}
+            for raw, line, base in self._class_bases(symbol):
+                edge_type = "IMPLEMENTS" if kinds.get((raw, line)) == "implements" else "INHERITS_FROM"
+                value = base if base is not None else self._outside(raw)
+                self._emit(out, f.path, Target(symbol.id, symbol.label), edge_type, _strip_generics(raw), line, value)
+        for imp in f.parsed.imports:
+            self._emit_import(out, f, file_target, imp)
+        for ref in f.parsed.references:
+            source = self.scope_target(f.path, ref.scope)
+            if ref.kind == "call":
+                edge = self._emit(out, f.path, source, "CALLS", ref.raw, ref.line, self._callee(f.path, ref))
+                if edge.resolved and ref.scope is not None:
+                    self._emit_tested_by(out, f, ref.scope, edge)
+            elif ref.kind in ("param_type", "return_type"):
+                edge_type = "PARAM_TYPE" if ref.kind == "param_type" else "RETURNS_TYPE"
+                scope = f.parsed.definitions[ref.scope].parent if ref.scope is not None else None
+                for name in _type_names(ref.raw):
+                    value = self._resolve_type(f.path, name, scope)
+                    if isinstance(value, _Elements):
+                        value = _Sym(value.symbol)
+                    self._emit(out, f.path, source, edge_type, name, ref.line, value or self._outside(name))
+
+    def _callee(self, path: str, ref: Reference) -> _Value:
+        if ref.node_type == "object_creation_expression":
+            value = self._resolve_type(path, ref.raw, ref.scope)
+            return value if value is not None else self._outside(ref.raw)
+        value = self._pick_overload(self._resolve_dotted(path, ref.scope, ref.raw), ref.arguments)
+        if value is None and self._leaves_repository(ref.raw.replace("(…)", "")):
+            return _Ext(ref.raw)
+        return value
+
+    def _outside(self, raw: str) -> _Value:
+        """A type nothing in the repository answers to: ``java.lang``'s, a qualified name of no
+        package of the repository, or any name no definition of the repository carries."""
+        base = _strip_generics(raw).strip()
+        if base in PRIMITIVES:
+            return None
+        head = base.split(".")[0]
+        if base in JAVA_LANG or ("." in base and head not in self.package_prefixes):
+            return _Ext(base)
+        return _Ext(base) if base.rsplit(".", 1)[-1] not in self.member_names else None
+
+    def _emit_import(self, out: SubgraphEmitter, f: ParsedSource, file_target: Target, imp: Import) -> None:
+        """A single-type or static import is of that type or member; an on-demand import of
+        a package is of each of its files."""
+        wildcard_lines = {i.line for i in f.parsed.imports if i.name == "*"}
+        if imp.name != "*" and imp.line in wildcard_lines:
+            return
+        raw = f"{imp.module}.{imp.name}"
+        if imp.name == "*" and imp.module in self.packages:
+            for member in sorted(self.packages[imp.module], key=lambda g: g.path):
+                out.reference(f.path, file_target, "IMPORTS", raw, imp.line, Target(self.file_ids[member.path], "File"))
+            return
+        if imp.name == "*":
+            owner = self._type_named(imp.module)
+            value: _Value = _Sym(owner) if owner is not None else _Ext(imp.module)
+        else:
+            value = self._imported(imp.module, imp.name or "")
+        self._emit(out, f.path, file_target, "IMPORTS", raw, imp.line, value)
+
+    def _emit(
+        self, out: SubgraphEmitter, path: str, source: Target, edge_type: str, raw: str, line: int, value: _Value
+    ) -> Edge:
+        external = value.name if isinstance(value, _Ext) else None
+        target = None
+        if isinstance(value, _Sym) and value.symbol.label in _TARGET_LABELS[edge_type]:
+            target = Target(value.symbol.id, value.symbol.label)
+        return out.reference(path, source, edge_type, raw, line, target, external=external)
+
+
+_TARGET_LABELS = {
+    "CALLS": ("Class", "Method"),
+    "IMPORTS": ("Class", "Interface", "Method"),
+    "INHERITS_FROM": ("Class", "Interface"),
+    "IMPLEMENTS": ("Interface",),
+    "PARAM_TYPE": ("Class", "Interface"),
+    "RETURNS_TYPE": ("Class", "Interface"),
+}
+
+
+def _label(d: Definition) -> str:
+    if d.kind == "interface":
+        return "Interface"
+    return "Class" if d.kind == "class" else "Method"
+
+
+def _annotation_name(annotation: str) -> str:
+    """``Test``, ``org.junit.Test``, ``Test(expected = X.class)`` -> ``Test``."""
+    return annotation.split("(", 1)[0].strip().rsplit(".", 1)[-1]
+
+
+def _strip_generics(raw: str) -> str:
+    """``Map<String, List<Order>>`` -> ``Map``."""
+    previous = None
+    while previous != raw:
+        previous, raw = raw, _GENERIC_ARGS.sub("", raw)
+    return raw
+
+
+def _type_names(raw: str) -> list[str]:
+    """The type names a parameter or result type mentions (``Map<String, Order>``: Map,
+    String, Order), primitives aside."""
+    names = []
+    for name in _TYPE_NAME.findall(re.sub(r"@\w+", " ", raw)):
+        if name not in PRIMITIVES and name not in ("extends", "super") and name not in names:
+            names.append(name)
+    return names
+
+
+def _arity(d: Definition) -> tuple[int, bool]:
+    """How many parameters a method declares, and whether the last is varargs."""
+    signature = d.signature
+    start = signature.find(d.name + "(")
+    if start < 0:
+        return 0, False
+    depth, params = 0, ""
+    for i in range(start + len(d.name), len(signature)):
+        char = signature[i]
+        depth += char in "(<["
+        depth -= char in ")>]"
+        if depth == 0:
+            params = signature[start + len(d.name) + 1 : i]
+            break
+    if not params.strip():
+        return 0, False
+    count, depth = 1, 0
+    for char in params:
+        depth += char in "(<["
+        depth -= char in ")>]"
+        count += char == "," and depth == 0
+    return count, "..." in params
+
+
+def resolve_java(
+    repo: str, branch: str, files: list[ParsedSource], project_files: Mapping[str, bytes] | None = None
+) -> list[FileSubgraph]:
+    """Resolve a whole commit's Java files into per-file graphs."""
+    return JavaResolver(repo, branch, files, project_files or {}).build()

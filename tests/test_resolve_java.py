@@ -1,0 +1,159 @@
+"""Resolution of Java, without any database: the javashop fixture's exact nodes and edges
+(confirmed by javac: tests/fixtures/confirm_with_javac.py), and the lookup rules one by one."""
+
+from __future__ import annotations
+
+import pytest
+from expected_javashop import EDGES, FILES, MUST_NOT, SYMBOLS, UNRESOLVED
+from graph_view import edges_of_subgraphs, resolve_sources, symbols_of_subgraphs, unresolved_of_subgraphs
+
+from branchgraph.core.extract import extract
+from branchgraph.core.languages.java import (
+    clean_docstring,
+    is_generated_file,
+    is_support_file,
+    is_test_file,
+    module_name,
+)
+from branchgraph.ingest.http_endpoints import java_endpoints
+from branchgraph.ingest.resolve_java import JavaResolver
+from branchgraph.ingest.subgraphs import ParsedSource
+
+ROOT = "src/main/java/"
+
+
+@pytest.fixture
+def javashop_graph(javashop_sources):
+    return resolve_sources(javashop_sources, "javashop")
+
+
+def _graph(sources: dict[str, str]):
+    return resolve_sources({ROOT + p: t.encode() for p, t in sources.items()}, "app")
+
+
+def _edges(sources: dict[str, str]) -> set[tuple[str, str, str, bool]]:
+    return edges_of_subgraphs(_graph(sources))
+
+
+def test_symbols_and_files(javashop_graph):
+    assert symbols_of_subgraphs(javashop_graph) == SYMBOLS
+    files = {n.path: n.props["qualname"] for s in javashop_graph for n in s.nodes if n.label == "File"}
+    assert files == FILES
+
+
+def test_every_edge_exactly(javashop_graph):
+    assert edges_of_subgraphs(javashop_graph) == EDGES
+
+
+def test_no_edge_a_name_only_matcher_would_draw(javashop_graph):
+    drawn = {(a, t, b) for a, t, b, _ in edges_of_subgraphs(javashop_graph)}
+    assert not drawn & MUST_NOT
+
+
+def test_dangling_targets_keep_raw_and_reason(javashop_graph):
+    assert unresolved_of_subgraphs(javashop_graph) == UNRESOLVED
+
+
+def test_names_docs_signatures_and_tests(javashop_graph):
+    nodes = {(n.label, n.props["qualname"]): n for s in javashop_graph for n in s.nodes if n.label != "File"}
+    place = nodes[("Method", "com.shop.service.OrderService.place")]
+    assert (place.props["name"], place.props["signature"]) == ("place", "public long place(Order order)")
+    assert (
+        nodes[("Class", "com.shop.model.Order")].props["docstring"] == "An order: its lines and their total, in cents."
+    )
+    tests = sorted(q for (label, q), n in nodes.items() if n.props["is_test"])
+    assert tests == [
+        "com.shop.service.OrderServiceTest.linesMultiply",  # @ParameterizedTest
+        "com.shop.service.OrderServiceTest.placeStoresAndTotals",  # @Test
+    ]
+
+
+def test_a_call_picks_the_overload_of_its_arity(javashop_sources):
+    graph = resolve_sources(javashop_sources, "javashop")
+    nodes = {n.id: n for s in graph for n in s.nodes}
+    app = next(s for s in graph if s.path.endswith("App.java"))
+    lines = sorted(nodes[e.dst].props["start_line"] for e in app.edges if e.raw.endswith("addLine"))
+    # `new Order("o-1").addLine("apple", 2, 50)` is the three-argument overload (line 20), the
+    # chained `.addLine(new Order.Line(...))` the one taking a Line (line 24).
+    assert lines == [20, 24]
+
+
+def test_conventions():
+    assert module_name("src/main/java/com/shop/Order.java") == "com.shop"
+    assert module_name("service/src/test/java/com/shop/OrderTest.java") == "com.shop"
+    assert module_name("tools/Gen.java") == "tools"
+    assert is_test_file("src/test/java/com/shop/OrderServiceTest.java")
+    assert not is_test_file("src/test/java/com/shop/Fixtures.java") and is_support_file(
+        "src/test/java/com/shop/Fixtures.java"
+    )
+    assert not is_test_file("src/main/java/com/shop/TestData.java")
+    assert is_generated_file("target/generated-sources/annotations/com/shop/Order_.java")
+    assert clean_docstring("/**\n * Places orders.\n * @param x the x\n */") == "Places orders.\n@param x the x"
+
+
+def test_same_package_static_and_fully_qualified_names_this_and_super():
+    edges = _edges(
+        {
+            "com/a/Base.java": "package com.a;\n\npublic class Base {\n    public void hello() {}\n}\n",
+            "com/a/Util.java": (
+                "package com.a;\n\npublic class Util {\n    public static int twice(int x) { return 2 * x; }\n"
+                "    public static int half(int x) { return x / 2; }\n}\n"
+            ),
+            "com/a/Child.java": (
+                "package com.a;\n\nimport static com.a.Util.*;\n\npublic class Child extends Base {\n"
+                "    private Child next;\n"
+                "    @Override\n    public void hello() {\n        super.hello();\n        this.next.hello();\n"
+                "        twice(1);\n        Util.half(2);\n        com.a.Util.twice(3);\n        unknown(4);\n    }\n}\n"
+            ),
+        }
+    )
+    calls = {(b, ok) for a, t, b, ok in edges if a == "com.a.Child.hello" and t == "CALLS"}
+    assert calls == {
+        ("com.a.Base.hello", True),  # super.hello()
+        ("com.a.Child.hello", True),  # this.next.hello(): a field typed Child
+        ("com.a.Util.twice", True),  # a static on-demand import; and fully qualified
+        ("com.a.Util.half", True),  # the package's type, no import
+        ("unknown", False),
+    }
+    assert ("com.a.Child", "INHERITS_FROM", "com.a.Base", True) in edges
+
+
+def test_two_overloads_of_one_arity_are_a_guess_and_varargs_take_the_rest():
+    edges = _edges(
+        {
+            "com/b/Printer.java": (
+                "package com.b;\n\npublic class Printer {\n    public void print(int x) {}\n"
+                "    public void print(String s) {}\n    public void log(String format, Object... args) {}\n"
+                "    public void log(String message) {}\n"
+                '    public void use() {\n        print(1);\n        log("a", 1, 2);\n    }\n}\n'
+            ),
+        }
+    )
+    calls = {(b, ok) for a, t, b, ok in edges if a == "com.b.Printer.use" and t == "CALLS"}
+    assert calls == {("print", False), ("com.b.Printer.log", True)}
+
+
+def test_spring_routes_carry_the_class_prefix_and_their_methods():
+    files = [
+        ParsedSource(
+            ROOT + "com/c/OrderController.java",
+            "blob",
+            extract(
+                "java",
+                b'package com.c;\n\n@RestController\n@RequestMapping("/api/orders")\npublic class OrderController {\n'
+                b'    @GetMapping("/{id}")\n    public String show(String id) { return id; }\n'
+                b'    @PostMapping\n    public String create() { return ""; }\n'
+                b'    @RequestMapping(value = "/search", method = RequestMethod.GET, produces = "application/json")\n'
+                b'    public String search() { return ""; }\n}\n',
+            ),
+        )
+    ]
+    routes = java_endpoints(JavaResolver("app", "main", files, {}))
+    by_handler = {r.handler.id: (r.methods, r.path) for r in routes.routes}
+    resolver = JavaResolver("app", "main", files, {})
+    names = {s.id: s.qualname for s in resolver.symbols.values()}
+    assert {names[h]: v for h, v in by_handler.items()} == {
+        "com.c.OrderController.show": (frozenset({"GET"}), "/api/orders/{param}"),
+        "com.c.OrderController.create": (frozenset({"POST"}), "/api/orders"),
+        "com.c.OrderController.search": (frozenset({"GET"}), "/api/orders/search"),
+    }
