@@ -479,7 +479,10 @@ def _go_method(argument: str) -> str | None:
 def java_endpoints(resolver: Resolver) -> Endpoints:
     """Java routes: Spring's ``@GetMapping``/``@PostMapping``/``@PutMapping``/``@DeleteMapping``/
     ``@PatchMapping`` and ``@RequestMapping`` (its ``method``) on a method, under the
-    ``@RequestMapping`` path of its class."""
+    ``@RequestMapping`` path of its class. Clients: RestTemplate's ``getForObject``,
+    ``postForEntity``, ``put``, ``delete``, ``exchange(url, HttpMethod.X, ...)``, ...;
+    WebClient's ``get().uri(url)``; ``URI.create(url)`` (java.net.http, method unknown) —
+    Spring's URI templates (``{id}``) are parameters."""
     routes: list[Route] = []
     for symbol in resolver.symbols.values():
         if symbol.label != "Method":
@@ -504,7 +507,32 @@ def java_endpoints(resolver: Resolver) -> Endpoints:
                             methods, join(route_path(prefix), route_path(path)), handler, symbol.file.path, d.start_line
                         )
                     )
-    return Endpoints(routes, [])
+    clients: list[ClientCall] = []
+    for f, site in _sites(resolver):
+        if not site.args:
+            continue
+        name = _last(site.callee)
+        method = _JAVA_CLIENT_METHODS.get(name) or (name.upper() if name in VERBS else None)
+        if name == "exchange" and len(site.args) > 1:
+            found = re.search(r"HttpMethod\.([A-Z]+)", site.args[1])
+            method = found.group(1) if found else None
+        url = client_path(site.args[0])
+        if url is not None:
+            templated = ClientPath(route_path(url.path), url.dynamic_base, url.host)
+            clients.append(_client_call(resolver, f, site, method, templated, site.args[0], {}))
+    return Endpoints(routes, clients)
+
+
+_JAVA_CLIENT_METHODS = {
+    "getForObject": "GET",
+    "getForEntity": "GET",
+    "postForObject": "POST",
+    "postForEntity": "POST",
+    "postForLocation": "POST",
+    "put": "PUT",
+    "delete": "DELETE",
+    "patchForObject": "PATCH",
+}
 
 
 _SPRING_MAPPINGS = {

@@ -347,3 +347,42 @@ def test_a_route_change_rebinds_clients_in_unchanged_files(repo_dir, config, gra
     )
     assert rows == [{"handler": "srv.app.get_order", "via": "GET /api/v2/orders/{param}"}]
     assert_equals_fresh_ingest(repo_dir, "feature", config, graph_store, pg_store)
+
+
+def test_spring_routes_and_java_clients_across_languages():
+    sources = _text(
+        {
+            "orders/src/main/java/com/shop/web/OrderController.java": (
+                "package com.shop.web;\n\n"
+                '@RestController\n@RequestMapping("/api/orders")\npublic class OrderController {\n'
+                '    @GetMapping("/{id}")\n    public String show(String id) { return id; }\n\n'
+                "    @PostMapping\n    public String create(String body) { return body; }\n}\n"
+            ),
+            "billing/src/main/java/com/shop/billing/OrdersClient.java": (
+                "package com.shop.billing;\n\npublic class OrdersClient {\n"
+                "    private RestTemplate rest;\n    private WebClient web;\n\n"
+                '    public String fetch(String id) {\n        return rest.getForObject("/api/orders/{id}", String.class, id);\n    }\n\n'
+                "    public String place() {\n"
+                '        return web.post().uri("/api/orders").retrieve().bodyToMono(String.class).block();\n    }\n\n'
+                "    public void remove(String id) {\n"
+                '        rest.exchange("/api/orders/" + id, HttpMethod.DELETE, null, Void.class);\n    }\n}\n'
+            ),
+            "frontend/src/api.ts": (
+                "export async function order(id: string) {\n  return fetch(`/api/orders/${id}`);\n}\n"
+            ),
+        }
+    )
+    calls = _calls(sources)
+    assert (
+        calls[("com.shop.billing.OrdersClient.fetch", "com.shop.web.OrderController.show")][0]
+        == "GET /api/orders/{param}"
+    )
+    assert (
+        calls[("com.shop.billing.OrdersClient.place", "com.shop.web.OrderController.create")][0] == "POST /api/orders"
+    )
+    assert (
+        calls[("frontend/src/api.order", "com.shop.web.OrderController.show")][0] == "GET /api/orders/{param}"
+    )  # TS to Spring
+    # DELETE is served by nobody: the call dangles with its URL.
+    assert not any(a == "com.shop.billing.OrdersClient.remove" and b.startswith("com.shop.web") for a, b in calls)
+    assert unresolved_of_subgraphs(resolve_sources(sources, "web"))['"/api/orders/" + id'] == "unresolved"

@@ -47,3 +47,19 @@
 (local_variable_declaration
   declarator: (variable_declarator name: (identifier) @assign.name value: [(object_creation_expression) (method_invocation)] @assign.value))
 (enhanced_for_statement type: (_) @assign.type name: (identifier) @assign.name)
+
+; ----- HTTP clients whose URL argument looks like a path or URL (@site.*: core/extract.CallSite):
+; RestTemplate (`rest.getForObject("/api/orders/{id}", Order.class, id)`, `exchange(url,
+; HttpMethod.GET, ...)`), WebClient (`client.get().uri("/api/orders")`: the verb is the callee,
+; the `uri(...)` arguments the site's), java.net.http (`URI.create("http://.../orders")`).
+((method_invocation name: (identifier) @site.callee arguments: (argument_list . (_) @_url) @site.args)
+  (#any-of? @site.callee "getForObject" "getForEntity" "postForObject" "postForEntity" "postForLocation"
+    "put" "delete" "patchForObject" "exchange" "create")
+  (#match? @_url "^(\"(/|https?:)|[A-Za-z_][A-Za-z0-9_.]*[ ]*[+])"))
+((method_invocation
+   object: (method_invocation name: (identifier) @site.callee)
+   name: (identifier) @_uri
+   arguments: (argument_list . (_) @_url) @site.args)
+  (#eq? @_uri "uri")
+  (#any-of? @site.callee "get" "post" "put" "delete" "patch" "head" "options")
+  (#match? @_url "^(\"(/|https?:)|[A-Za-z_][A-Za-z0-9_.]*[ ]*[+])"))
