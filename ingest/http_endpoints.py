@@ -514,8 +514,8 @@ def java_endpoints(resolver: Resolver) -> Endpoints:
         name = _last(site.callee)
         method = _JAVA_CLIENT_METHODS.get(name) or (name.upper() if name in VERBS else None)
         if name == "exchange" and len(site.args) > 1:
-            found = re.search(r"HttpMethod\.([A-Z]+)", site.args[1])
-            method = found.group(1) if found else None
+            verb = re.search(r"HttpMethod\.([A-Z]+)", site.args[1])
+            method = verb.group(1) if verb else None
         url = client_path(site.args[0])
         if url is not None:
             templated = ClientPath(route_path(url.path), url.dynamic_base, url.host)
