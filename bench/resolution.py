@@ -65,8 +65,11 @@ class Symbols:
 
     by_path: dict[str, list[tuple[int, int, str, str, str]]] = field(default_factory=lambda: defaultdict(list))
 
+    qualnames: set[str] = field(default_factory=set)
+
     def add(self, path: str, start: int, end: int, name: str, qualname: str, label: str) -> None:
         self.by_path[path].append((start, end, name, qualname, label))
+        self.qualnames.add(qualname)
 
     def at(self, path: str, line: int, name: str) -> str | None:
         """The innermost node called ``name`` whose span holds ``line``."""
@@ -226,7 +229,12 @@ def jedi_calls(root: Path, paths: list[str], symbols: Symbols) -> tuple[list[Jed
                     continue
                 module = d.module_path
                 if module is None or not Path(module).is_relative_to(root):
-                    outside = True
+                    # Jedi ships stubs for some projects (django-stubs): a stub of one of the
+                    # project's own definitions names it by its full name.
+                    if d.full_name in symbols.qualnames:
+                        targets.add(d.full_name)
+                    else:
+                        outside = True
                     continue
                 rel = str(Path(module).relative_to(root))
                 qualname = symbols.at(rel, d.line, d.name)

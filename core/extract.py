@@ -25,7 +25,7 @@ from branchgraph.core.languages import language_named, new_parser, tag_query, ts
 from branchgraph.core.model import content_hash
 
 # Bumped whenever extraction output changes, so caches keyed by blob SHA are invalidated.
-EXTRACTOR_VERSION = 16
+EXTRACTOR_VERSION = 18
 
 _MAX_RAW = 200
 # A call site keeps this many arguments: a route's path and handlers, a client's URL and options.
@@ -83,8 +83,11 @@ class Reference:
     param: str | None = None
     node_type: str = ""
     # How many arguments a call passes, where the query captures the whole call (Java's
-    # `a.b(x, y)`, whose raw is then the callee `a.b`): overloads are told apart by it.
+    # `a.b(x, y)`, whose raw is then the callee `a.b`), and what each argument's type is when
+    # its text says (`"s"` String, `2L` long, `new T()` T, `(T) x` T; `=x` a name or call for the
+    # resolver to type; "" unknown): overloads are told apart by them.
     arguments: int | None = None
+    argument_types: list[str] | None = None
 
 
 @dataclass(slots=True)
@@ -172,8 +175,9 @@ def _text(node: TSNode) -> str:
 
 def _callee(node: TSNode) -> str:
     """What a whole call captured calls, arguments left out: ``repo.find`` for
-    ``repo.find(id)``, ``a.b(…).c`` for ``a.b(x).c(y)``, ``new Order(…).total`` for a method of a
-    new object; a constructor call (``new Order(x)``) is its class, ``Order``."""
+    ``repo.find(id)``, ``a.b(…).c`` for ``a.b(x).c(y)`` (``a.b().c`` when the inner call passes
+    nothing), ``new Order(…).total`` for a method of a new object; a constructor call (``new
+    Order(x)``) is its class, ``Order``."""
     if node.type == "object_creation_expression":
         kind = node.child_by_field_name("type")
         return _raw(kind).split("<", 1)[0] if kind is not None else _raw(node)
@@ -184,13 +188,50 @@ def _callee(node: TSNode) -> str:
     if receiver is None:
         return _text(name)
     if receiver.type == "method_invocation":
-        head = _callee(receiver) + "(…)"
+        # `()` when the inner call passes nothing: a getter and its setter overload apart.
+        inner = receiver.child_by_field_name("arguments")
+        head = _callee(receiver) + ("()" if inner is not None and not inner.named_children else "(…)")
     elif receiver.type == "object_creation_expression":
         head = f"new {_callee(receiver)}(…)"
     else:
         head = _raw(receiver)
     text = f"{head}.{_text(name)}"
     return text if len(text) <= _MAX_RAW else text[: _MAX_RAW - 1] + "…"
+
+
+_LITERAL_TYPES = {
+    "string_literal": "String",
+    "text_block": "String",
+    "true": "boolean",
+    "false": "boolean",
+    "character_literal": "char",
+    "null_literal": "null",
+    "class_literal": "Class",
+}
+
+
+def _argument_type(node: TSNode) -> str:
+    """What a call argument's own text says its type is (see ``Reference.argument_types``)."""
+    kind = node.type
+    if kind in _LITERAL_TYPES:
+        return _LITERAL_TYPES[kind]
+    if kind.endswith("integer_literal"):
+        return "long" if _text(node)[-1:] in "lL" else "int"
+    if kind.endswith("floating_point_literal"):
+        return "float" if _text(node)[-1:] in "fF" else "double"
+    if kind == "object_creation_expression":
+        return _callee(node)
+    if kind == "cast_expression":
+        cast = node.child_by_field_name("type")
+        return _raw(cast).split("<", 1)[0] if cast is not None else ""
+    if kind in ("identifier", "field_access", "this"):
+        return "=" + _raw(node)
+    if kind == "method_invocation":
+        inner = node.child_by_field_name("arguments")
+        return "=" + _callee(node) + ("()" if inner is not None and not inner.named_children else "(…)")
+    if kind == "binary_expression" and any(c.type == "string_literal" for c in node.named_children):
+        return "String"  # a concatenation
+    return ""
 
 
 def _raw(node: TSNode) -> str:
@@ -385,6 +426,9 @@ def extract(language: str, data: bytes) -> ParsedFile:
                         param=_text(param[0]) if param else None,
                         node_type=node.type,
                         arguments=len(arguments.named_children) if arguments is not None else None,
+                        argument_types=[_argument_type(a) for a in arguments.named_children]
+                        if arguments is not None
+                        else None,
                     )
                 )
     for ref in references:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 from branchgraph.core.extract import Assignment, Definition, Import, Reference, local_names
 from branchgraph.core.languages.java import module_name
@@ -37,11 +38,14 @@ from branchgraph.ingest.subgraphs import ParsedSource, SubgraphEmitter, Target
 _IDENTIFIER = r"[A-Za-z_$][\w$]*"
 _DOTTED = re.compile(rf"^{_IDENTIFIER}(\.{_IDENTIFIER})*$")
 # `repo.find(…).total`, `new Order(…).total`: a member of what a call gives (core/extract._callee).
-_CONSTRUCTED = re.compile(rf"^(.*)\(…\)\.({_IDENTIFIER}(?:\.{_IDENTIFIER})*)$")
+_CONSTRUCTED = re.compile(rf"^(.*)\((…)?\)\.({_IDENTIFIER}(?:\.{_IDENTIFIER})*)$")
 _GENERIC_ARGS = re.compile(r"<[^<>]*>")
 _TYPE_NAME = re.compile(rf"{_IDENTIFIER}(?:\.{_IDENTIFIER})*")
 _TEST_ANNOTATIONS = frozenset({"Test", "ParameterizedTest", "RepeatedTest", "TestFactory", "TestTemplate"})
 PRIMITIVES = frozenset("boolean byte char short int long float double void var".split())
+_NUMERIC = frozenset(
+    "byte short char int long float double Byte Short Character Integer Long Float Double Number".split()
+)
 # The types every file sees without an import (java.lang), the ones code calls or names.
 JAVA_LANG = frozenset(
     """
@@ -56,7 +60,35 @@ JAVA_LANG = frozenset(
     """.split()
 )
 
+
+# A library container of one in-repo type (`List<Order>`, `Optional<Order>`, a class extending
+# `ArrayList<Element>`): external, but what its element getters return is known.
+@dataclass(frozen=True, slots=True)
+class _Container(_Ext):
+    element: _Symbol
+
+
+# One of a container's element getters (`orders.get`, `found.orElseThrow`): calling it gives an element.
+@dataclass(frozen=True, slots=True)
+class _Getter(_Ext):
+    element: _Symbol
+
+
 _Value = _Mod | _Sym | _Inst | _Ext | _Elements | None  # _Mod names a package (or a prefix of one)
+_CONTAINERS = frozenset(
+    """
+    List ArrayList LinkedList Collection Set HashSet LinkedHashSet TreeSet SortedSet NavigableSet Queue Deque
+    ArrayDeque PriorityQueue Iterable Iterator ListIterator Optional Stream Supplier Future CompletableFuture
+    CopyOnWriteArrayList Vector Stack AtomicReference ThreadLocal SequencedCollection SequencedSet
+    """.split()
+)
+_ELEMENT_GETTERS = frozenset(
+    """
+    get getFirst getLast remove removeFirst removeLast poll pollFirst pollLast peek peekFirst peekLast pop
+    element first last next previous orElse orElseThrow orElseGet join getNow findFirst findAny
+    """.split()
+)
+_CONTAINER_VIEWS = frozenset("iterator listIterator stream reversed subList descendingIterator filter sorted".split())
 
 
 class JavaResolver(Resolver):
@@ -183,9 +215,14 @@ class JavaResolver(Resolver):
             return found
         return None
 
-    def _call_result(self, callee: _Value) -> _Value:
+    def _call_result(self, callee: _Value, no_arguments: bool | None = None) -> _Value:
         """What a call gives: a new instance of a class, or what a method's declared return
-        type is (when its overloads agree on it)."""
+        type is (when its overloads agree on it; ``no_arguments`` says whether the call passes
+        none, which parts a getter from its setter overload)."""
+        if isinstance(callee, _Getter):
+            return _Inst(callee.element)
+        if isinstance(callee, _Container) and callee.name.rsplit(".", 1)[-1] in _CONTAINER_VIEWS:
+            return _Container(f"{callee.name}()", callee.element)  # `orders.stream()`, `list.iterator()`
         if isinstance(callee, _Ext):
             return _Ext(f"{callee.name}()")
         if not isinstance(callee, _Sym):
@@ -195,6 +232,8 @@ class JavaResolver(Resolver):
             return _Inst(symbol)
         d = symbol.definition
         overloads = self.overloads.get((symbol.file.path, d.parent), {}).get(d.name, [symbol])
+        if no_arguments is not None:
+            overloads = [o for o in overloads if (_arity(o.definition)[0] == 0) == no_arguments] or overloads
         declared = {self.return_types.get((o.file.path, o.index)) for o in overloads}
         if len(declared) != 1 or None in declared:
             return None
@@ -203,6 +242,9 @@ class JavaResolver(Resolver):
     def _lookup_uncached(self, path: str, scope: int | None, name: str) -> _Value:
         defs = self._file(path).parsed.definitions
         current = scope
+        # What an external base might have (`Map.Entry`'s members): only when nothing of the
+        # repository or the imports answers the name, since the base's members are not known.
+        inherited: _Value = None
         while current is not None:
             d = defs[current]
             if d.kind in ("class", "interface"):
@@ -210,7 +252,9 @@ class JavaResolver(Resolver):
                 if name == "this":
                     return _Inst(cls)
                 found = self._class_member(cls, name, set())
-                if found is not None:
+                if isinstance(found, _Ext):
+                    inherited = inherited or found
+                elif found is not None:
                     return found
                 if d.name == name:
                     return _Sym(cls)
@@ -233,7 +277,18 @@ class JavaResolver(Resolver):
             return _Ext(f"java.lang.{name}")
         if name in self.package_prefixes:
             return _Mod(name)
-        return None
+        return self._from_outside(path, name) or inherited
+
+    def _from_outside(self, path: str, name: str) -> _Value:
+        """A name nothing of the repository answers, in a file with on-demand imports from
+        outside it: theirs (``assertEquals`` of ``static org.junit...Assertions.*``, ``List``
+        of ``java.util.*``); by convention a static import's module ends with its class
+        (capitalized), a package's does not. Named after the one such import, else bare."""
+        outside = [m for m in self.wildcards.get(path, ()) if m not in self.packages and self._type_named(m) is None]
+        if not outside:
+            return None
+        candidates = [m for m in outside if m.rsplit(".", 1)[-1][:1].isupper() != name[:1].isupper()]
+        return _Ext(f"{candidates[0]}.{name}" if len(candidates) == 1 else name) if candidates else None
 
     def _on_demand(self, module: str, name: str) -> _Value:
         """``import a.b.*`` (a type of package a.b) or ``import static a.b.C.*`` (a static
@@ -245,6 +300,12 @@ class JavaResolver(Resolver):
         return self._class_member(owner, name, set()) if owner is not None else None
 
     def _member_uncached(self, value: _Value, attr: str) -> _Value:
+        if isinstance(value, _Container):
+            if attr in _ELEMENT_GETTERS:
+                return _Getter(f"{value.name}.{attr}", value.element)
+            if attr in _CONTAINER_VIEWS:
+                return _Container(f"{value.name}.{attr}", value.element)
+            return _Ext(f"{value.name}.{attr}")
         if isinstance(value, _Ext):
             return _Ext(f"{value.name}.{attr}")
         if isinstance(value, _Mod):
@@ -258,6 +319,16 @@ class JavaResolver(Resolver):
         if isinstance(value, _Elements) and attr == "length":
             return _Ext("int")
         return None
+
+    def _class_member(self, cls: _Symbol, attr: str, seen: set[str]) -> _Value:
+        """As every resolver finds members; past a library container base (`extends
+        ArrayList<Element>`), its element getters return elements."""
+        found = super()._class_member(cls, attr, seen)
+        if isinstance(found, _Ext) and not isinstance(found, (_Getter, _Container)):
+            for _raw, _line, base in self._class_bases(cls):
+                if isinstance(base, _Container):
+                    return self._member(base, attr)
+        return found
 
     def _class_bases(self, cls: _Symbol) -> list[tuple[str, int, _Value]]:
         cached = self._bases.get(cls.id)
@@ -277,19 +348,23 @@ class JavaResolver(Resolver):
         raw = _strip_generics(raw.strip())
         if raw.startswith("super."):
             return self._super_member(path, scope, raw[len("super.") :])
+        if raw.endswith(("(…)", "()")):  # what a call gives (an argument's type)
+            return self._called(path, scope, raw.removesuffix("()").removesuffix("(…)"), raw.endswith("()"))
         constructed = _CONSTRUCTED.match(raw)
         if constructed:
-            head = constructed.group(1)
-            if head.startswith("new ") and _DOTTED.match(head[len("new ") :]):
-                value = self._instance_of(self._resolve_type(path, head[len("new ") :], scope))
-            else:
-                value = self._call_result(self._resolve_dotted(path, scope, head))
-            for attr in constructed.group(2).split("."):
+            value = self._called(path, scope, constructed.group(1), constructed.group(2) is None)
+            for attr in constructed.group(3).split("."):
                 value = self._member(value, attr) if value is not None else None
             return value
         if not _DOTTED.match(raw):
             return None
         return self._dotted_chain(path, scope, raw)
+
+    def _called(self, path: str, scope: int | None, head: str, no_arguments: bool) -> _Value:
+        """What ``head(...)`` gives: a new object (``new T``), or a method's result."""
+        if head.startswith("new ") and _DOTTED.match(head[len("new ") :]):
+            return self._instance_of(self._resolve_type(path, head[len("new ") :], scope))
+        return self._call_result(self._resolve_dotted(path, scope, head), no_arguments)
 
     def _super_member(self, path: str, scope: int | None, rest: str) -> _Value:
         owner = self._enclosing_class(path, scope)
@@ -320,8 +395,14 @@ class JavaResolver(Resolver):
         """The type a declaration names: ``Order``, ``Order.Line``, ``com.shop.Order``;
         ``Order[]`` is an array of Order; ``List<Order>`` is List (its arguments say nothing
         about its methods); primitives are no type of the repository."""
-        raw = _strip_generics(raw.strip())
-        raw = re.sub(r"@\w+(\([^)]*\))?\s*", "", raw).strip()  # type annotations: `@NonNull Order`
+        raw = re.sub(r"@\w+(\([^)]*\))?\s*", "", raw.strip()).strip()  # type annotations: `@NonNull Order`
+        container = re.fullmatch(r"([\w.]+)\s*<\s*(?:\?\s*extends\s+)?([\w.]+)\s*>", raw)
+        if container and container.group(1).rsplit(".", 1)[-1] in _CONTAINERS:
+            element = self._resolve_type(path, container.group(2), scope)
+            outer = self._resolve_type(path, container.group(1), scope)
+            if isinstance(element, _Sym) and element.symbol.label in self.TYPE_LABELS and isinstance(outer, _Ext):
+                return _Container(outer.name, element.symbol)
+        raw = _strip_generics(raw)
         if raw.endswith("[]") or raw.endswith("..."):
             element = self._resolve_type(path, raw.removesuffix("...").removesuffix("[]"), scope)
             return _Elements(element.symbol) if isinstance(element, _Sym) else None
@@ -329,19 +410,87 @@ class JavaResolver(Resolver):
             return None
         return self._dotted_chain(path, scope, raw)
 
-    def _pick_overload(self, value: _Value, arguments: int | None) -> _Value:
-        """Among a method's overloads in its class, the one taking ``arguments`` arguments (a
-        varargs one takes any number from its fixed ones up); two of that arity are a guess."""
-        if not isinstance(value, _Sym) or value.symbol.label != "Method" or arguments is None:
+    def _pick_overload(self, path: str, ref: Reference, value: _Value) -> _Value:
+        """Among a method's overloads in its class, the one a call's arguments fit: by their
+        number (a varargs overload takes any number from its fixed ones up), then, among
+        several of that number, by the types the arguments' text or declarations give
+        (``parse("<p>")`` is ``parse(String)``, not ``parse(File)``). Still several: a guess,
+        which stays dangling."""
+        if not isinstance(value, _Sym) or value.symbol.label != "Method" or ref.arguments is None:
             return value
-        d = value.symbol.definition
-        overloads = self.overloads.get((value.symbol.file.path, d.parent), {}).get(d.name, [value.symbol])
-        if len(overloads) == 1:
-            return value
+        return self._overload_in(path, ref, value.symbol, set())
+
+    def _overload_in(self, path: str, ref: Reference, method: _Symbol, seen: set[str]) -> _Value:
+        """The overload of ``method``'s name in its class that the call fits, else the one
+        its bases declare (``doc.text()`` is Element's ``text()`` when Document declares only
+        ``text(String)``); a single overload stands when no base has a better one."""
+        d = method.definition
+        overloads = self.overloads.get((method.file.path, d.parent), {}).get(d.name, [method])
+        arguments = ref.arguments or 0
         exact = [o for o in overloads if _arity(o.definition) == (arguments, False)]
         variadic = [o for o in overloads if _arity(o.definition)[1] and arguments >= _arity(o.definition)[0] - 1]
         matching = exact or variadic
-        return _Sym(matching[0]) if len(matching) == 1 else None
+        if len(matching) > 1 and ref.argument_types:
+            types = [self._argument_type(path, ref.scope, hint) for hint in ref.argument_types]
+            matching = [o for o in matching if self._fits(o, types)]
+        if len(matching) == 1:
+            return _Sym(matching[0])
+        if matching:
+            return None  # several fit: a guess
+        owner = self.symbols.get((method.file.path, d.parent)) if d.parent is not None else None
+        if owner is not None and owner.id not in seen:
+            seen.add(owner.id)
+            for _raw, _line, base in self._class_bases(owner):
+                inherited = self._class_member(base.symbol, d.name, set()) if isinstance(base, _Sym) else None
+                if isinstance(inherited, _Sym) and inherited.symbol.label == "Method":
+                    found = self._overload_in(path, ref, inherited.symbol, seen)
+                    if found is not None:
+                        return found
+        return _Sym(method) if len(overloads) == 1 else None
+
+    def _argument_type(self, path: str, scope: int | None, hint: str) -> tuple[str, _Symbol | None] | None:
+        """(simple type name, its in-repo class) of a call argument, None when not known."""
+        if not hint:
+            return None
+        if not hint.startswith("="):
+            found = self._resolve_type(path, hint, scope) if hint not in PRIMITIVES else None
+            return (hint.rsplit(".", 1)[-1], found.symbol if isinstance(found, _Sym) else None)
+        value = self._resolve_dotted(path, scope, hint[1:])
+        if isinstance(value, _Inst):
+            return (value.symbol.definition.name, value.symbol)
+        if isinstance(value, _Ext) and not value.name.endswith(")"):
+            return (value.name.rsplit(".", 1)[-1], None)
+        return None
+
+    def _fits(self, method: _Symbol, types: list[tuple[str, _Symbol | None] | None]) -> bool:
+        """Whether each argument whose type is known can be passed to the method's parameter."""
+        parameters = _parameter_types(method.definition)
+        for position, known in enumerate(types):
+            if known is None or not parameters:
+                continue
+            declared = parameters[min(position, len(parameters) - 1)]
+            if declared.endswith("...") and position >= len(parameters) - 1:
+                declared = declared[: -len("...")]
+            if not self._assignable(known, _strip_generics(declared).strip().rsplit(".", 1)[-1]):
+                return False
+        return True
+
+    def _assignable(self, known: tuple[str, _Symbol | None], parameter: str) -> bool:
+        name, symbol = known
+        if name == parameter or parameter == "Object" or re.fullmatch(r"[A-Z]\d?", parameter):
+            return True  # the same type, Object, or a type variable (`T`)
+        if name == "null":
+            return parameter not in PRIMITIVES
+        if name in _NUMERIC and parameter in _NUMERIC:
+            return True
+        if name == "String" and parameter in ("CharSequence", "Comparable", "Serializable"):
+            return True
+        if symbol is not None:  # an in-repo class passed where one of its supertypes is declared
+            return any(
+                isinstance(base, _Sym) and self._assignable((base.symbol.definition.name, base.symbol), parameter)
+                for _raw, _line, base in self._class_bases(symbol)
+            )
+        return False
 
     def origin(self, path: str, scope: int | None, raw: str, depth: int = 0) -> tuple[str, str] | None:
         return None
@@ -389,9 +538,10 @@ class JavaResolver(Resolver):
 
     def _callee(self, path: str, ref: Reference) -> _Value:
         if ref.node_type == "object_creation_expression":
+            # `new T(...)`; `new Listener() { ... }` makes an anonymous implementation of it.
             value = self._resolve_type(path, ref.raw, ref.scope)
             return value if value is not None else self._outside(ref.raw)
-        value = self._pick_overload(self._resolve_dotted(path, ref.scope, ref.raw), ref.arguments)
+        value = self._pick_overload(path, ref, self._resolve_dotted(path, ref.scope, ref.raw))
         if value is None and self._leaves_repository(ref.raw.replace("(…)", "")):
             return _Ext(ref.raw)
         return value
@@ -436,7 +586,7 @@ class JavaResolver(Resolver):
 
 
 _TARGET_LABELS = {
-    "CALLS": ("Class", "Method"),
+    "CALLS": ("Class", "Interface", "Method"),
     "IMPORTS": ("Class", "Interface", "Method"),
     "INHERITS_FROM": ("Class", "Interface"),
     "IMPLEMENTS": ("Interface",),
@@ -472,6 +622,34 @@ def _type_names(raw: str) -> list[str]:
         if name not in PRIMITIVES and name not in ("extends", "super") and name not in names:
             names.append(name)
     return names
+
+
+def _parameter_types(d: Definition) -> list[str]:
+    """The declared types of a method's parameters, in order (``Object...`` kept)."""
+    signature = d.signature
+    start = signature.find(d.name + "(")
+    if start < 0:
+        return []
+    depth, params = 0, ""
+    for i in range(start + len(d.name), len(signature)):
+        char = signature[i]
+        depth += char in "(<["
+        depth -= char in ")>]"
+        if depth == 0:
+            params = signature[start + len(d.name) + 1 : i]
+            break
+    out, depth, current = [], 0, ""
+    for char in params + ",":
+        depth += char in "(<["
+        depth -= char in ")>]"
+        if char == "," and depth == 0:
+            words = re.sub(r"@\w+(\([^)]*\))?|\bfinal\b", " ", current).split()
+            if len(words) >= 2:
+                out.append(" ".join(words[:-1]))
+            current = ""
+        else:
+            current += char
+    return out
 
 
 def _arity(d: Definition) -> tuple[int, bool]:

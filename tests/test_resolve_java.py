@@ -118,19 +118,36 @@ def test_same_package_static_and_fully_qualified_names_this_and_super():
     assert ("com.a.Child", "INHERITS_FROM", "com.a.Base", True) in edges
 
 
-def test_two_overloads_of_one_arity_are_a_guess_and_varargs_take_the_rest():
-    edges = _edges(
+def test_overloads_are_told_apart_by_arity_then_by_argument_types_else_they_dangle():
+    graph = _graph(
         {
             "com/b/Printer.java": (
-                "package com.b;\n\npublic class Printer {\n    public void print(int x) {}\n"
-                "    public void print(String s) {}\n    public void log(String format, Object... args) {}\n"
+                "package com.b;\n\npublic class Printer {\n"
+                "    public void print(int x) {}\n"  # line 4
+                "    public void print(String s) {}\n"  # line 5
+                "    public void print(Printer p) {}\n"  # line 6
+                "    public void log(String format, Object... args) {}\n"  # line 7
                 "    public void log(String message) {}\n"
-                '    public void use() {\n        print(1);\n        log("a", 1, 2);\n    }\n}\n'
+                "    public void use(Special special) {\n"
+                "        print(1);\n"
+                '        print("a" + 1);\n'
+                "        print(special);\n"
+                "        print(source.next());\n"
+                '        log("a", 1, 2);\n'
+                "    }\n}\n"
             ),
+            "com/b/Special.java": "package com.b;\n\npublic class Special extends Printer {}\n",
         }
     )
-    calls = {(b, ok) for a, t, b, ok in edges if a == "com.b.Printer.use" and t == "CALLS"}
-    assert calls == {("print", False), ("com.b.Printer.log", True)}
+    nodes = {n.id: n for s in graph for n in s.nodes}
+    printer = next(s for s in graph if s.path.endswith("Printer.java"))
+    targets = {
+        e.line: nodes[e.dst].props["start_line"] if e.resolved else None
+        for e in printer.edges
+        if e.type == "CALLS" and e.raw in ("print", "log")
+    }
+    # An int literal, a concatenation (String), a subclass of Printer; varargs take the rest.
+    assert targets == {10: 4, 11: 5, 12: 6, 13: None, 14: 7}
 
 
 def test_spring_routes_carry_the_class_prefix_and_their_methods():

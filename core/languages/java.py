@@ -1,8 +1,8 @@
 """Java's conventions: pure functions of a syntax node or a path.
 
 A symbol's qualname starts with its file's package, read from the path below the source root
-(Maven and Gradle's ``src/main/java/``, ``src/test/java/``, any ``src/<set>/java/``, or a
-``java/`` folder; else the whole directory): ``src/main/java/com/shop/Order.java`` holds
+(Maven and Gradle's ``src/main/java/``, ``src/test/java/``, any ``src/<set>/java/`` or
+multi-release ``src/<set>/java11/``, or a ``java/`` folder; else the whole directory): ``src/main/java/com/shop/Order.java`` holds
 ``com.shop.Order``, its method ``com.shop.Order.total``, a nested class
 ``com.shop.Order.Line``.
 """
@@ -13,7 +13,7 @@ import re
 
 from tree_sitter import Node
 
-_SOURCE_ROOT = re.compile(r"^(?:.*/)?(?:src/[^/]+/java|java)/")
+_SOURCE_ROOT = re.compile(r"^(?:.*/)?(?:src/[^/]+/java\d*|java)/")  # src/main/java11/ too
 _TEST_DIR = re.compile(r"(^|/)src/(test|it|integrationTest|testFixtures)/")
 _TEST_NAME = re.compile(r"(^|/)(\w+Tests?|Test\w+|\w+IT|\w+TestCase)\.java$")
 _GENERATED = re.compile(r"(^|/)(target|build)/generated[^/]*/|(^|/)generated-sources/|(^|/)generated/")

@@ -1,0 +1,127 @@
+"""Java resolution measured against javac's own attribution, on real projects.
+
+    python bench/resolution_java.py --source jsoup=/path/to/jsoup.git [--source NAME=GIT_DIR ...] [--sample 10]
+
+Each source is cloned at its default branch's tip, its dependencies copied with Maven
+(``mvn dependency:copy-dependencies``, test scope included, from Maven Central) when it has a
+``pom.xml``, and two call graphs are built over the same ``.java`` files: javac's
+(``tests/fixtures/javaedges/JavaEdges.java``: every method invocation and ``new`` as javac
+attributes it, superclasses and interfaces) and branchgraph's (the resolver in process, no
+stores). Scored by distinct (source, type, target) edges between the project's own types and
+methods: precision (branchgraph's edges javac also sees) and recall (javac's edges branchgraph
+finds), with the unresolved rate beside them and a sample of each kind of disagreement. Code
+in anonymous classes is left out on both sides (javac gives it no name). Needs a JDK and
+Maven; figures are printed, never asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import subprocess
+import sys
+import tempfile
+from collections import Counter
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "tests"))
+
+from graph_view import resolve_sources  # noqa: E402
+
+TYPES = ("CALLS", "INHERITS_FROM", "IMPLEMENTS")
+EDGE_TYPES = ("CALLS", "IMPORTS", "INHERITS_FROM", "IMPLEMENTS", "PARAM_TYPE", "RETURNS_TYPE")
+
+
+def javac_edges(root: Path, files: list[str]) -> set[tuple[str, str, str]]:
+    lib = root.parent / f"{root.name}-lib"
+    if (root / "pom.xml").exists():
+        subprocess.run(["mvn", "-q", "dependency:copy-dependencies", f"-DoutputDirectory={lib}"], cwd=root, check=True)
+    classpath = ":".join(str(jar) for jar in sorted(lib.glob("*.jar")))
+    listing = root.parent / f"{root.name}-files.txt"
+    listing.write_text("\n".join(str(root / f) for f in files))
+    output = subprocess.check_output(
+        ["java", str(HERE.parent / "tests/fixtures/javaedges/JavaEdges.java"), classpath, f"@{listing}"],
+        stderr=subprocess.DEVNULL,
+    )
+    return {tuple(e) for e in json.loads(output)}
+
+
+def branchgraph_edges(root: Path, files: list[str]) -> tuple[set[tuple[str, str, str]], float]:
+    graph = resolve_sources({f: (root / f).read_bytes() for f in files}, root.name)
+    nodes = {n.id: n for s in graph for n in [*s.nodes, *s.unresolved]}
+    in_methods = {
+        n.id
+        for s in graph
+        for n in s.nodes
+        if n.label in ("Class", "Interface", "Method") and _inside_a_method(n.props["qualname"], nodes, s)
+    }
+    edges, resolved, unresolved = set(), 0, 0
+    for s in graph:
+        for e in s.edges:
+            if e.type in EDGE_TYPES:
+                if e.resolved:
+                    resolved += 1
+                elif nodes[e.dst].props["reason"] == "unresolved":
+                    unresolved += 1
+            if not e.resolved or e.type not in TYPES or e.src in in_methods:
+                continue
+            if e.type == "CALLS" and nodes[e.dst].label == "Interface":
+                continue  # an anonymous class of an interface: javac's `new` is of the anonymous class
+            edges.add((nodes[e.src].props["qualname"], e.type, nodes[e.dst].props["qualname"]))
+    rate = unresolved / (resolved + unresolved) if resolved + unresolved else 0.0
+    return edges, rate
+
+
+def _inside_a_method(qualname: str, nodes: dict, subgraph) -> bool:
+    """Whether a definition sits in a method body (an anonymous or local class's member)."""
+    methods = {n.props["qualname"] for n in subgraph.nodes if n.label == "Method"}
+    parts = qualname.split(".")
+    return any(".".join(parts[:i]) in methods for i in range(1, len(parts)))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--source", action="append", default=[], help="NAME=GIT_DIR (repeatable)")
+    parser.add_argument("--sample", type=int, default=10, help="disagreements shown per kind")
+    args = parser.parse_args()
+    scratch = Path(tempfile.mkdtemp(prefix="branchgraph-resolution-java-"))
+    random.seed(7)
+    for spec in args.source:
+        name, _, git_dir = spec.partition("=")
+        root = scratch / name
+        subprocess.run(["git", "clone", "-q", git_dir, str(root)], check=True)
+        commit = subprocess.check_output(["git", "rev-parse", "--short", "HEAD"], cwd=root, text=True).strip()
+        files = sorted(
+            str(p.relative_to(root))
+            for p in root.rglob("*.java")
+            if ".git" not in p.parts and p.name not in ("module-info.java", "package-info.java")
+        )
+        truth = javac_edges(root, files)
+        truth = {e for e in truth if e[0] and e[2]}  # anonymous classes have no name
+        found, rate = branchgraph_edges(root, files)
+        both = truth & found
+        print(f"{name} @ {commit}: {len(files)} Java files, unresolved rate {rate:.1%}")
+        for edge_type in TYPES:
+            t = {e for e in truth if e[1] == edge_type}
+            f = {e for e in found if e[1] == edge_type}
+            hit = len(t & f)
+            precision = hit / len(f) if f else 1.0
+            recall = hit / len(t) if t else 1.0
+            print(
+                f"  {edge_type:14} javac {len(t):5}  branchgraph {len(f):5}  precision {precision:.3f}  recall {recall:.3f}"
+            )
+        print(
+            f"  all            precision {len(both) / max(len(found), 1):.3f}  recall {len(both) / max(len(truth), 1):.3f}"
+        )
+        print(
+            f"  missed by type {dict(Counter(e[1] for e in truth - found))}; not seen by javac {dict(Counter(e[1] for e in found - truth))}"
+        )
+        for title, edges in (("missed", truth - found), ("not seen by javac", found - truth)):
+            for edge in random.sample(sorted(edges), min(args.sample, len(edges))):
+                print(f"    {title}: {edge}")
+
+
+if __name__ == "__main__":
+    main()
