@@ -265,3 +265,45 @@ def test_a_go_history_matches_fresh_ingests(repo_dir, config, graph_store, pg_st
     commit_files(repo, feature, branch="feature")
     assert api.ingest(repo_dir, branch="feature", config=config).strategy == "branch-off"
     assert_equals_fresh_ingest(repo_dir, "feature", config, graph_store, pg_store)
+
+
+def test_a_java_history_matches_fresh_ingests(repo_dir, config, graph_store, pg_store, javashop_sources, shop_sources):
+    """A Maven project in a subfolder beside Python: an interface method renamed (the unchanged
+    caller's call dangles), an overload added to an unchanged caller's callee, a branch-off."""
+    repo = init_repo(repo_dir)
+    tree = {**shop_sources, **{f"jvm/{path}": data for path, data in javashop_sources.items()}}
+    commit_files(repo, tree)
+    api.ingest(repo_dir, config=config)
+    place = "com.shop.service.OrderService.place"
+    assert (
+        edge_of(graph_store, repo_dir.name, "main", place, "store.save")["target"] == "com.shop.store.OrderStore.save"
+    )
+    assert_equals_fresh_ingest(repo_dir, "main", config, graph_store, pg_store)
+
+    store = "jvm/src/main/java/com/shop/store/OrderStore.java"
+    tree = {**tree, store: tree[store].replace(b"void save(Order order);", b"void put(Order order);")}
+    commit_files(repo, tree)
+    update = api.ingest(repo_dir, config=config)
+    assert update.work["files_re_resolved"] >= 1  # OrderService.java did not change; its call did
+    assert edge_of(graph_store, repo_dir.name, "main", place, "store.save")["resolved"] is False
+    assert_equals_fresh_ingest(repo_dir, "main", config, graph_store, pg_store)
+
+    order = "jvm/src/main/java/com/shop/model/Order.java"
+    overload = (
+        b"    public Order addLine(String sku, int quantity) {\n        return addLine(sku, quantity, 0);\n    }\n\n"
+    )
+    body = tree[order]
+    at = body.index(b"    public Order addLine(Line line)")
+    tree = {**tree, order: body[:at] + overload + body[at:]}
+    commit_files(repo, tree)
+    api.ingest(repo_dir, config=config)
+    assert_equals_fresh_ingest(repo_dir, "main", config, graph_store, pg_store)
+
+    money = "jvm/src/main/java/com/shop/util/Money.java"
+    feature = {
+        **tree,
+        money: tree[money].replace(b"    private Money() {}", b"    private Money() {}\n\n    static void noop() {}"),
+    }
+    commit_files(repo, feature, branch="feature")
+    assert api.ingest(repo_dir, branch="feature", config=config).strategy == "branch-off"
+    assert_equals_fresh_ingest(repo_dir, "feature", config, graph_store, pg_store)
