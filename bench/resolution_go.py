@@ -21,12 +21,12 @@ import random
 import subprocess
 import sys
 import tempfile
-from collections import Counter
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests"))
 
+from edge_scores import print_scores  # noqa: E402
 from graph_view import resolve_sources  # noqa: E402
 
 from branchgraph.core.languages import is_project_file, language_for_path  # noqa: E402
@@ -76,7 +76,7 @@ def main() -> None:
     scratch = Path(tempfile.mkdtemp(prefix="branchgraph-resolution-go-"))
     binary = scratch / "goedges"
     subprocess.run(["go", "build", "-o", str(binary), "."], cwd=HERE.parent / "tests/fixtures/goedges", check=True)
-    random.seed(7)
+    rng = random.Random(7)
     for spec in args.source:
         name, _, git_dir = spec.partition("=")
         root = scratch / name
@@ -84,26 +84,8 @@ def main() -> None:
         commit = subprocess.check_output(["git", "rev-parse", "--short", "HEAD"], cwd=root, text=True).strip()
         truth = checker_edges(root, binary)
         found, rate, files = branchgraph_edges(root)
-        both = truth & found
         print(f"{name} @ {commit}: {files} Go files, unresolved rate {rate:.1%}")
-        for edge_type in TYPES:
-            t = {e for e in truth if e[1] == edge_type}
-            f = {e for e in found if e[1] == edge_type}
-            hit = len(t & f)
-            precision = hit / len(f) if f else 1.0
-            recall = hit / len(t) if t else 1.0
-            print(
-                f"  {edge_type:14} checker {len(t):5}  branchgraph {len(f):5}  precision {precision:.3f}  recall {recall:.3f}"
-            )
-        print(
-            f"  all            precision {len(both) / max(len(found), 1):.3f}  recall {len(both) / max(len(truth), 1):.3f}"
-        )
-        missed = Counter(e[1] for e in truth - found)
-        extra = Counter(e[1] for e in found - truth)
-        print(f"  missed by type {dict(missed)}; not seen by the checker {dict(extra)}")
-        for title, edges in (("missed", truth - found), ("not seen by the checker", found - truth)):
-            for edge in random.sample(sorted(edges), min(args.sample, len(edges))):
-                print(f"    {title}: {edge}")
+        print_scores(truth, found, TYPES, "the checker", args.sample, rng)
 
 
 if __name__ == "__main__":

@@ -22,12 +22,12 @@ import random
 import subprocess
 import sys
 import tempfile
-from collections import Counter
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests"))
 
+from edge_scores import print_scores  # noqa: E402
 from graph_view import resolve_sources  # noqa: E402
 
 TYPES = ("CALLS", "INHERITS_FROM", "IMPLEMENTS")
@@ -87,7 +87,7 @@ def main() -> None:
     parser.add_argument("--sample", type=int, default=10, help="disagreements shown per kind")
     args = parser.parse_args()
     scratch = Path(tempfile.mkdtemp(prefix="branchgraph-resolution-java-"))
-    random.seed(7)
+    rng = random.Random(7)
     for spec in args.source:
         name, _, git_dir = spec.partition("=")
         root = scratch / name
@@ -101,26 +101,8 @@ def main() -> None:
         truth = javac_edges(root, files)
         truth = {e for e in truth if e[0] and e[2]}  # anonymous classes have no name
         found, rate = branchgraph_edges(root, files)
-        both = truth & found
         print(f"{name} @ {commit}: {len(files)} Java files, unresolved rate {rate:.1%}")
-        for edge_type in TYPES:
-            t = {e for e in truth if e[1] == edge_type}
-            f = {e for e in found if e[1] == edge_type}
-            hit = len(t & f)
-            precision = hit / len(f) if f else 1.0
-            recall = hit / len(t) if t else 1.0
-            print(
-                f"  {edge_type:14} javac {len(t):5}  branchgraph {len(f):5}  precision {precision:.3f}  recall {recall:.3f}"
-            )
-        print(
-            f"  all            precision {len(both) / max(len(found), 1):.3f}  recall {len(both) / max(len(truth), 1):.3f}"
-        )
-        print(
-            f"  missed by type {dict(Counter(e[1] for e in truth - found))}; not seen by javac {dict(Counter(e[1] for e in found - truth))}"
-        )
-        for title, edges in (("missed", truth - found), ("not seen by javac", found - truth)):
-            for edge in random.sample(sorted(edges), min(args.sample, len(edges))):
-                print(f"    {title}: {edge}")
+        print_scores(truth, found, TYPES, "javac", args.sample, rng)
 
 
 if __name__ == "__main__":

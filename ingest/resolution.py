@@ -8,12 +8,13 @@ A language's resolver subclasses ``Resolver`` and supplies how a binding resolve
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from branchgraph.core.extract import Definition
-from branchgraph.core.model import Edge, FileSubgraph
+from branchgraph.core.model import Edge, FileSubgraph, node_id
 from branchgraph.ingest.subgraphs import ParsedSource, SubgraphEmitter, SymbolNode, Target
 
 
@@ -86,6 +87,19 @@ class Resolver:
         self.returns: dict[tuple[str, int], list[Binding]] = {}
         self._cache: dict[tuple, Any] = {}
         self._in_progress: set[tuple] = set()
+
+    def _add_symbol(
+        self, f: ParsedSource, index: int, label: str, qualname: str, seen: Counter[tuple[str, str]]
+    ) -> ResolvedSymbol:
+        """The definition ``index`` of ``f`` as a symbol of the commit; ``seen`` counts the
+        file's (label, qualname) pairs so far, which tells same-named definitions apart."""
+        ordinal = seen[(label, qualname)]
+        seen[(label, qualname)] += 1
+        symbol = ResolvedSymbol(
+            node_id(self.repo, self.branch, f.path, label, qualname, ordinal), label, qualname, f, index
+        )
+        self.symbols[(f.path, index)] = symbol
+        return symbol
 
     def _resolve_binding(self, path: str, binding: Binding) -> Any:
         raise NotImplementedError

@@ -127,13 +127,8 @@ class EcmaScriptResolver(Resolver):
             qualname = f"{qualnames[d.parent] if d.parent is not None else module}.{d.name}"
             qualnames[index] = qualname
             label = _label(d, defs)
-            ordinal = seen[(label, qualname)]
-            seen[(label, qualname)] += 1
-            symbol = _Symbol(
-                node_id(self.repo, self.branch, f.path, label, qualname, ordinal), label, qualname, f, index
-            )
+            symbol = self._add_symbol(f, index, label, qualname, seen)
             symbol.is_test = d.kind == "test"
-            self.symbols[(f.path, index)] = symbol
             self.member_names.add(d.name)
             if d.kind != "test":
                 # Later declarations shadow earlier ones; TypeScript merges a class with an

@@ -95,13 +95,8 @@ class GoResolver(Resolver):
             receiver = d.receiver
             label = _label(d, defs, receiver)
             qualname = f"{package}.{local}" if package else local
-            ordinal = seen[(label, qualname)]
-            seen[(label, qualname)] += 1
-            symbol = _Symbol(
-                node_id(self.repo, self.branch, f.path, label, qualname, ordinal), label, qualname, f, index
-            )
+            symbol = self._add_symbol(f, index, label, qualname, seen)
             symbol.is_test = label == "Function" and is_test_file(f.path) and bool(_TEST_NAME.match(d.name))
-            self.symbols[(f.path, index)] = symbol
             self.member_names.add(d.name)
             if d.parent is not None:
                 self.children.setdefault((f.path, d.parent), {})[d.name] = symbol

@@ -126,13 +126,8 @@ class JavaResolver(Resolver):
         for index, (d, local) in enumerate(zip(defs, local_names(defs), strict=True)):
             label = _label(d)
             qualname = f"{package}.{local}" if package else local
-            ordinal = seen[(label, qualname)]
-            seen[(label, qualname)] += 1
-            symbol = _Symbol(
-                node_id(self.repo, self.branch, f.path, label, qualname, ordinal), label, qualname, f, index
-            )
+            symbol = self._add_symbol(f, index, label, qualname, seen)
             symbol.is_test = label == "Method" and any(_annotation_name(a) in _TEST_ANNOTATIONS for a in d.decorators)
-            self.symbols[(f.path, index)] = symbol
             self.member_names.add(d.name)
             siblings = self.children.setdefault((f.path, d.parent), {})
             if label == "Method" and d.parent is not None and defs[d.parent].name == d.name:
@@ -654,26 +649,8 @@ def _parameter_types(d: Definition) -> list[str]:
 
 def _arity(d: Definition) -> tuple[int, bool]:
     """How many parameters a method declares, and whether the last is varargs."""
-    signature = d.signature
-    start = signature.find(d.name + "(")
-    if start < 0:
-        return 0, False
-    depth, params = 0, ""
-    for i in range(start + len(d.name), len(signature)):
-        char = signature[i]
-        depth += char in "(<["
-        depth -= char in ")>]"
-        if depth == 0:
-            params = signature[start + len(d.name) + 1 : i]
-            break
-    if not params.strip():
-        return 0, False
-    count, depth = 1, 0
-    for char in params:
-        depth += char in "(<["
-        depth -= char in ")>]"
-        count += char == "," and depth == 0
-    return count, "..." in params
+    parameters = _parameter_types(d)
+    return len(parameters), bool(parameters) and parameters[-1].endswith("...")
 
 
 def resolve_java(

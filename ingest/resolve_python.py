@@ -125,12 +125,7 @@ class PythonResolver(Resolver):
             qualname = f"{parent_qual}.{d.name}" if parent_qual else d.name
             qualnames[index] = qualname
             label = self._label(d, defs)
-            ordinal = seen[(label, qualname)]
-            seen[(label, qualname)] += 1
-            symbol = _Symbol(
-                node_id(self.repo, self.branch, f.path, label, qualname, ordinal), label, qualname, f, index
-            )
-            self.symbols[(f.path, index)] = symbol
+            symbol = self._add_symbol(f, index, label, qualname, seen)
             # Later definitions shadow earlier ones, as at run time; a property's setter and
             # deleter extend the property, whose getter says what reading it gives.
             siblings = self.children.setdefault((f.path, d.parent), {})
