@@ -73,6 +73,8 @@ class _Dyn:
 _Value = _Mod | _Sym | _Inst | _Ext | _Var | _Dyn | None
 _DYNAMIC_ATTRIBUTE_HOOKS = ("__getattr__", "__getattribute__")
 _CALLABLE_LABELS = ("Class", "Function", "Method")
+# Bindings made by assignments (not by a def, an import or an annotation).
+_ASSIGNED = frozenset({"call_result", "alias", "wraps", "entered", "iterated", "iterated_name"})
 
 _Binding = Binding
 
@@ -184,7 +186,7 @@ class PythonResolver(Resolver):
                 self._bind(f.path, a.scope, a.name, ("annotated", a.callee, a.scope))
             return
         else:
-            self._bind(f.path, a.scope, a.name, _local_binding(a), keep_existing=True)
+            self._bind_local(f.path, a.scope, a.name, _local_binding(a))
             return
         if a.kind == "annotation":
             # An annotation names its type in the scope around the class body or method.
@@ -192,6 +194,19 @@ class PythonResolver(Resolver):
         else:
             binding = _local_binding(a)
         self.attributes.setdefault((f.path, owner), {}).setdefault(name, []).append(binding)
+
+    def _bind_local(self, path: str, scope: int | None, name: str, binding: _Binding) -> None:
+        """A local assigned more than once holds what every assignment agrees on (``op =
+        AddField(...)`` then ``op = RemoveField(...)`` is neither); a definition, an import or a
+        declared type, bound otherwise, stays."""
+        table = self.bindings.setdefault((path, scope), {})
+        existing = table.get(name)
+        if existing is None:
+            table[name] = binding
+        elif existing[0] == "any_of":
+            table[name] = ("any_of", (*existing[1], binding))
+        elif existing[0] in _ASSIGNED and existing != binding:
+            table[name] = ("any_of", (existing, binding))
 
     @staticmethod
     def _label(d: Definition, defs: list[Definition]) -> str:
@@ -287,6 +302,8 @@ class PythonResolver(Resolver):
             if isinstance(value, _Inst) or (isinstance(value, _Sym) and value.symbol.label in _CALLABLE_LABELS):
                 return value
             return None
+        if kind == "any_of":
+            return self._agreed(path, list(binding[1]))
         if kind == "entered":
             return self._entered(self._resolve_dotted(path, binding[2], binding[1]))
         if kind == "iterated":

@@ -519,3 +519,17 @@ def use():
     edges = {(a, b): ok for a, t, b, ok in edges_of_subgraphs(resolve(sources)) if t == "CALLS"}
     assert edges[("m.use", "m.build")] is True  # not the wrapper
     assert edges[("m.use", "m.Store.save")] is True  # and its annotation still types the result
+
+
+def test_a_local_assigned_twice_holds_only_what_both_assignments_agree_on():
+    sources = {
+        "ops.py": (
+            b"class AddField:\n    def forwards(self):\n        return 1\n\n\n"
+            b"class RemoveField:\n    def forwards(self):\n        return 2\n\n\n"
+            b"def run():\n    op = AddField()\n    op.forwards()\n    op = RemoveField()\n    op.forwards()\n"
+            b"    same = AddField()\n    same = AddField()\n    same.forwards()\n"
+        )
+    }
+    calls = {e.raw: (e.resolved, e.lines) for s in resolve(sources) for e in s.edges if e.type == "CALLS"}
+    assert calls["op.forwards"] == (False, (13, 15))  # which one is a guess
+    assert calls["same.forwards"][0]
