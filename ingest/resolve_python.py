@@ -317,9 +317,12 @@ class PythonResolver(Resolver):
 
     def _call_result(self, callee: _Value, unwrap: frozenset[str] = frozenset()) -> _Value:
         """What calling ``callee`` returns, when that is an in-repo class's instance: a class
-        called (its constructor), or a function whose return annotation names one class."""
+        called (its constructor), or a function whose return annotation names one class. What
+        a library call returns is the library's (``out = StringIO(); out.getvalue()``)."""
         if isinstance(callee, _Dyn):
             return callee
+        if isinstance(callee, _Ext):
+            return _Ext(f"{callee.name}()")
         if isinstance(callee, _Inst):
             # Calling an instance calls its class's `__call__` (a Protocol's, too).
             call = self._class_member(callee.symbol, "__call__", set())
@@ -372,6 +375,8 @@ class PythonResolver(Resolver):
         if isinstance(callee, _Sym) and any(_CONTEXT_MANAGER.fullmatch(d) for d in callee.symbol.definition.decorators):
             return self._call_result(callee, unwrap=_GENERATORS)
         value = self._call_result(callee)
+        if isinstance(value, (_Dyn, _Ext)):  # a proxy's or a library's context manager
+            return value if isinstance(value, _Dyn) else _Ext(f"{value.name}.__enter__()")
         if not isinstance(value, _Inst):
             return None
         for hook in ("__enter__", "__aenter__"):
@@ -388,6 +393,10 @@ class PythonResolver(Resolver):
         value = self._call_result(callee)
         if element != value:  # a container's or a generator's element
             return element
+        if isinstance(value, _Dyn):
+            return value
+        if isinstance(value, _Ext):  # an element of what a library call gives is the library's
+            return _Ext(f"{value.name}.__iter__()")
         if isinstance(value, _Inst):
             iterate = self._class_member(value.symbol, "__iter__", set())
             if isinstance(iterate, _Sym) and iterate.symbol.label == "Method":

@@ -533,3 +533,25 @@ def test_a_local_assigned_twice_holds_only_what_both_assignments_agree_on():
     calls = {e.raw: (e.resolved, e.lines) for s in resolve(sources) for e in s.edges if e.type == "CALLS"}
     assert calls["op.forwards"] == (False, (13, 15))  # which one is a guess
     assert calls["same.forwards"][0]
+
+
+def test_what_a_library_or_a_proxy_gives_is_theirs_not_unresolved():
+    sources = {
+        "db.py": (
+            b"class ConnectionProxy:\n    def __getattr__(self, item):\n        return item\n\n\n"
+            b"connection = ConnectionProxy()\n"
+        ),
+        "app.py": (
+            b"from io import StringIO\n\nfrom db import connection\n\n\n"
+            b"def work(rows):\n    out = StringIO()\n    out.getvalue()\n"
+            b"    with open('x') as handle:\n        handle.read()\n"
+            b"    with connection.cursor() as cursor:\n        cursor.execute('select 1')\n"
+            b"    for row in sorted(rows):\n        row.strip()\n    unknown.thing()\n"
+        ),
+    }
+    reasons = unresolved_of_subgraphs(resolve(sources))
+    assert reasons["io.StringIO().getvalue"] == "external"
+    assert reasons["open().__enter__().read"] == "external"
+    assert reasons["sorted().__iter__().strip"] == "external"
+    assert reasons["cursor.execute"] == "dynamic"  # what a proxy answers is decided at run time
+    assert reasons["unknown.thing"] == "unresolved"
