@@ -25,7 +25,7 @@ from branchgraph.core.languages import language_named, new_parser, tag_query, ts
 from branchgraph.core.model import content_hash
 
 # Bumped whenever extraction output changes, so caches keyed by blob SHA are invalidated.
-EXTRACTOR_VERSION = 18
+EXTRACTOR_VERSION = 20
 
 _MAX_RAW = 200
 # A call site keeps this many arguments: a route's path and handlers, a client's URL and options.
@@ -41,7 +41,24 @@ _ASSIGN_KINDS = (
     ("assign.entered", "entered"),
     ("assign.iterated", "iterated"),
     ("assign.iterated_name", "iterated_name"),
+    ("assign.literal", "literal"),
 )
+# A literal's builtin type (an ``assign.literal`` assignment's callee).
+_LITERAL_KINDS = {
+    "list": "list",
+    "list_comprehension": "list",
+    "list_splat_pattern": "tuple",
+    "tuple": "tuple",
+    "dictionary": "dict",
+    "dictionary_comprehension": "dict",
+    "dictionary_splat_pattern": "dict",
+    "set": "set",
+    "set_comprehension": "set",
+    "string": "str",
+    "concatenated_string": "str",
+    "integer": "int",
+    "float": "float",
+}
 # The receivers that make an assignment an instance attribute (``self.x``, ``this.x``).
 _SELF_NAMES = frozenset({"self", "this"})
 # Nodes a broad capture such as `(argument_list (_) @reference.base)` may hit that name nothing.
@@ -116,7 +133,8 @@ class Assignment:
     returns is assigned to ``return``, what it yields to ``yield``; a generic's type parameter
     ``<T>`` is kind ``type_parameter``; an array callback's parameter is kind ``element``
     (``callee`` holds the array expression); ``with callee(...) as name`` is kind ``entered``
-    and ``for name in callee(...)`` kind ``iterated`` (``for name in other``: ``iterated_name``)."""
+    and ``for name in callee(...)`` kind ``iterated`` (``for name in other``: ``iterated_name``);
+    ``name = []`` (a literal, ``*args``, ``**kwargs``) kind ``literal``, its builtin type the callee."""
 
     name: str
     callee: str
@@ -402,7 +420,11 @@ def extract(language: str, data: bytes) -> ParsedFile:
             assignments.append(
                 Assignment(
                     name=f"self.{_text(node)}" if is_member else _text(node),
-                    callee=_callee(value) if value.type in _WHOLE_CALLS else _raw(value),
+                    callee=_LITERAL_KINDS.get(value.type, value.type)
+                    if kind == "literal"
+                    else _callee(value)
+                    if value.type in _WHOLE_CALLS
+                    else _raw(value),
                     line=node.start_point[0] + 1,
                     scope=scopes.innermost(node.start_byte, node.end_byte),
                     kind=kind,

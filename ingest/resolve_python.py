@@ -74,7 +74,7 @@ _Value = _Mod | _Sym | _Inst | _Ext | _Var | _Dyn | None
 _DYNAMIC_ATTRIBUTE_HOOKS = ("__getattr__", "__getattribute__")
 _CALLABLE_LABELS = ("Class", "Function", "Method")
 # Bindings made by assignments (not by a def, an import or an annotation).
-_ASSIGNED = frozenset({"call_result", "alias", "wraps", "entered", "iterated", "iterated_name"})
+_ASSIGNED = frozenset({"call_result", "alias", "wraps", "entered", "iterated", "iterated_name", "literal"})
 
 _Binding = Binding
 
@@ -106,6 +106,8 @@ class PythonResolver(Resolver):
         self.fixtures: dict[str, dict[str, _Symbol]] = {}
         # Each class's method resolution order (``_mro``), computed once.
         self._mros: dict[str, list[_Symbol | _Ext]] = {}
+        # (path, class index) -> the metaclass its definition names
+        self._metaclasses: dict[tuple[str, int], str] = {}
         self._mro_in_progress: set[str] = set()
         for f in files:
             self._index_file(f)
@@ -146,6 +148,8 @@ class PythonResolver(Resolver):
                 self.return_types[(f.path, ref.scope)] = ref.raw
             if ref.kind == "base":
                 self._base_refs.setdefault((f.path, ref.scope), []).append(ref)
+            elif ref.kind == "metaclass" and ref.scope is not None:
+                self._metaclasses[(f.path, ref.scope)] = ref.raw
             elif ref.kind == "param_type" and ref.param:
                 self._bind(
                     f.path,
@@ -302,6 +306,8 @@ class PythonResolver(Resolver):
             if isinstance(value, _Inst) or (isinstance(value, _Sym) and value.symbol.label in _CALLABLE_LABELS):
                 return value
             return None
+        if kind == "literal":  # `errors = []`: a builtin's value
+            return _Ext(binding[1])
         if kind == "any_of":
             return self._agreed(path, list(binding[1]))
         if kind == "entered":
@@ -558,6 +564,8 @@ class PythonResolver(Resolver):
             return None
         if isinstance(value, (_Sym, _Inst)) and value.symbol.label == "Class":
             found = self._class_member(value.symbol, attr, set())
+            if found is None and self._made_by_metaclass(value.symbol):
+                return _Dyn(value.symbol.qualname)  # `Author.objects`: added when the class is made
             if found is None and isinstance(value, _Inst):
                 hook = self._attribute_hook(value.symbol)
                 if hook is not None:
@@ -626,6 +634,22 @@ class PythonResolver(Resolver):
         if merged is None:  # inconsistent order: depth-first, first occurrence kept
             merged = list(dict.fromkeys(klass for chain in chains for klass in chain))
         return [cls, *merged][: MAX_BASE_DEPTH + 1]
+
+    def _made_by_metaclass(self, cls: _Symbol) -> bool:
+        """Whether the class or an in-repo base names an in-repo metaclass, which may give it
+        attributes no class body shows (django's ModelBase adds a model's ``objects``)."""
+        return self._memo(("metaclass", cls.id), lambda: self._made_by_metaclass_uncached(cls)) or False
+
+    def _made_by_metaclass_uncached(self, cls: _Symbol) -> bool:
+        for klass in self._mro(cls):
+            if isinstance(klass, _Ext):
+                continue
+            raw = self._metaclasses.get((klass.file.path, klass.index))
+            if raw is not None:
+                metaclass = self._resolve_dotted(klass.file.path, klass.definition.parent, raw)
+                if isinstance(metaclass, _Sym) and metaclass.symbol.label == "Class":
+                    return True
+        return False
 
     def _attribute_hook(self, cls: _Symbol) -> _Sym | None:
         """The class's (or an in-repo base's) ``__getattr__``/``__getattribute__``: then a
@@ -862,7 +886,7 @@ def _local_binding(a: Assignment) -> _Binding:
     """``f = partial(g, ...)`` holds g; ``x = callee(...)`` holds what the call returns;
     ``x = y`` holds what y holds; ``with callee(...) as x`` what its ``__enter__`` gives;
     ``for x in callee(...)`` an element of what the call returns."""
-    kinds = {"partial": "wraps", "alias": "alias", "entered": "entered", "iterated": "iterated"}
+    kinds = {"partial": "wraps", "alias": "alias", "entered": "entered", "iterated": "iterated", "literal": "literal"}
     kind = kinds.get(a.kind, "iterated_name" if a.kind == "iterated_name" else "call_result")
     return (kind, a.callee, a.scope)
 

@@ -547,6 +547,8 @@ def test_what_a_library_or_a_proxy_gives_is_theirs_not_unresolved():
             b"    with open('x') as handle:\n        handle.read()\n"
             b"    with connection.cursor() as cursor:\n        cursor.execute('select 1')\n"
             b"    for row in sorted(rows):\n        row.strip()\n    unknown.thing()\n"
+            b"    errors = []\n    errors.append(1)\n\n\n"
+            b"def options(*args, **kwargs):\n    kwargs.get('x')\n    args.count(1)\n"
         ),
     }
     reasons = unresolved_of_subgraphs(resolve(sources))
@@ -555,3 +557,24 @@ def test_what_a_library_or_a_proxy_gives_is_theirs_not_unresolved():
     assert reasons["sorted().__iter__().strip"] == "external"
     assert reasons["cursor.execute"] == "dynamic"  # what a proxy answers is decided at run time
     assert reasons["unknown.thing"] == "unresolved"
+    # A literal's, `*args`' and `**kwargs`' methods are the builtins'.
+    assert reasons["list.append"] == reasons["dict.get"] == reasons["tuple.count"] == "external"
+
+
+def test_attributes_an_in_repo_metaclass_may_add_are_dynamic():
+    sources = {
+        "orm.py": (
+            b"import abc\n\n\nclass ModelBase(type):\n    def __new__(cls, name, bases, attrs):\n"
+            b"        return super().__new__(cls, name, bases, attrs)\n\n\n"
+            b"class Model(metaclass=ModelBase):\n    def save(self):\n        return 1\n\n\n"
+            b"class Author(Model):\n    pass\n\n\n"
+            b"class Shape(metaclass=abc.ABCMeta):\n    pass\n\n\n"
+            b"def use():\n    Author.objects.create()\n    Author().save()\n    Shape.objects.create()\n"
+        )
+    }
+    graph = resolve(sources)
+    reasons = unresolved_of_subgraphs(graph)
+    assert reasons["Author.objects.create"] == "dynamic"  # ModelBase may have added `objects`
+    assert reasons["Shape.objects.create"] == "unresolved"  # a library's metaclass says nothing
+    edges = {(a, b): ok for a, t, b, ok in edges_of_subgraphs(graph) if t == "CALLS"}
+    assert edges[("orm.use", "orm.Model.save")] is True  # what the classes define still resolves

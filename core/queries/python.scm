@@ -16,6 +16,9 @@
 
 ; Keyword arguments (metaclass=...) and comments are dropped by the loop, not here.
 (class_definition superclasses: (argument_list (_) @reference.base))
+; A metaclass may add attributes to its classes when they are made (django's ModelBase: `objects`).
+((class_definition superclasses: (argument_list (keyword_argument name: (identifier) @_keyword value: (_) @reference.metaclass)))
+  (#eq? @_keyword "metaclass"))
 
 (function_definition
   parameters: (parameters
@@ -54,6 +57,15 @@
 ; Annotated names anywhere (`hook: HookCaller | None = ...` in a function, `app: Flask` in a
 ; module or class body): the annotation is the name's type, whatever the value's is.
 (assignment left: (identifier) @assign.name type: (type) @assign.type)
+; A name bound to a literal or a comprehension (`errors = []`), and `*args` / `**kwargs`: a
+; builtin type's value, whose methods are the builtin's.
+(assignment left: (identifier) @assign.name
+  right: [(list) (list_comprehension) (dictionary) (dictionary_comprehension) (set) (set_comprehension)
+          (string) (concatenated_string) (integer) (float) (tuple)] @assign.literal)
+(assignment left: (attribute object: (identifier) @assign.object attribute: (identifier) @assign.name)
+  right: [(list) (dictionary) (set) (string) (list_comprehension) (dictionary_comprehension)] @assign.literal)
+(function_definition parameters: (parameters [(list_splat_pattern (identifier) @assign.name)
+                                              (dictionary_splat_pattern (identifier) @assign.name)] @assign.literal))
 ; A name bound to another (`cls = self.storage_class`, `storage_class = MultiDict` in a class
 ; body): calling it calls what that holds.
 (assignment left: (identifier) @assign.name right: [(identifier) (attribute)] @assign.alias)
