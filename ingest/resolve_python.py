@@ -108,6 +108,7 @@ class PythonResolver(Resolver):
         self._mros: dict[str, list[_Symbol | _Ext]] = {}
         # (path, class index) -> the metaclass its definition names
         self._metaclasses: dict[tuple[str, int], str] = {}
+        self._subclass_index: dict[str, list[_Symbol]] | None = None
         self._mro_in_progress: set[str] = set()
         for f in files:
             self._index_file(f)
@@ -573,8 +574,31 @@ class PythonResolver(Resolver):
                     # says what every attribute is (`def __getattr__(...) -> HookCaller`).
                     answered = self._call_result(hook)
                     return answered if isinstance(answered, _Inst) else _Dyn(value.symbol.qualname)
+                return self._from_subclasses(value.symbol, attr)
             return found
         return None
+
+    def _from_subclasses(self, cls: _Symbol, attr: str) -> _Value:
+        """An instance attribute its class does not have, when every in-repo subclass has the
+        same one: a mixin's ``self.assertEqual(...)`` runs on a ``TestCase`` that mixes it in.
+        A class nobody subclasses, or subclasses that disagree, give nothing."""
+        subclasses = self._subclasses().get(cls.id, [])
+        if not subclasses:
+            return None
+        found = {self._class_member(sub, attr, set()) for sub in subclasses}
+        return found.pop() if len(found) == 1 else None
+
+    def _subclasses(self) -> dict[str, list[_Symbol]]:
+        """Each in-repo class's direct in-repo subclasses (computed once, on first need)."""
+        if self._subclass_index is None:
+            index: dict[str, list[_Symbol]] = {}
+            for symbol in self.symbols.values():
+                if symbol.label == "Class":
+                    for _raw, _line, base in self._class_bases(symbol):
+                        if isinstance(base, _Sym) and base.symbol.label == "Class":
+                            index.setdefault(base.symbol.id, []).append(symbol)
+            self._subclass_index = index
+        return self._subclass_index
 
     def _class_member(self, cls: _Symbol, attr: str, seen: set[str]) -> _Value:
         """A member of a class as Python finds it: its own definitions and instance attributes,

@@ -578,3 +578,19 @@ def test_attributes_an_in_repo_metaclass_may_add_are_dynamic():
     assert reasons["Shape.objects.create"] == "unresolved"  # a library's metaclass says nothing
     edges = {(a, b): ok for a, t, b, ok in edges_of_subgraphs(graph) if t == "CALLS"}
     assert edges[("orm.use", "orm.Model.save")] is True  # what the classes define still resolves
+
+
+def test_a_mixins_self_attribute_is_what_every_subclass_agrees_on():
+    sources = {
+        "checks.py": (
+            b"import unittest\n\n\nclass AssertsMixin:\n    def check(self):\n        self.assertEqual(1, 1)\n"
+            b"        self.helper()\n        self.own()\n\n\n"
+            b"class First(AssertsMixin, unittest.TestCase):\n    def helper(self):\n        return 1\n\n"
+            b"    def own(self):\n        return 1\n\n\n"
+            b"class Second(AssertsMixin, unittest.TestCase):\n    def helper(self):\n        return 2\n"
+        )
+    }
+    reasons = unresolved_of_subgraphs(resolve(sources))
+    # Both subclasses get assertEqual from unittest; they disagree on helper; only one has own.
+    assert reasons["unittest.TestCase.assertEqual"] == "external"
+    assert reasons["self.helper"] == "unresolved" and reasons["self.own"] == "unresolved"
