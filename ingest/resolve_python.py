@@ -583,8 +583,10 @@ class PythonResolver(Resolver):
         same one: a mixin's ``self.assertEqual(...)`` runs on a ``TestCase`` that mixes it in.
         A class nobody subclasses, or subclasses that disagree, give nothing."""
         subclasses = self._subclasses().get(cls.id, [])
-        if not subclasses:
-            return None
+        if not subclasses or any(
+            attr in self.attributes.get((k.file.path, k.index), {}) for k in self._mro(cls) if not isinstance(k, _Ext)
+        ):
+            return None  # nobody subclasses it, or it assigns the attribute itself (to something unknown)
         found = {self._class_member(sub, attr, set()) for sub in subclasses}
         return found.pop() if len(found) == 1 else None
 
