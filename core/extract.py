@@ -25,7 +25,7 @@ from branchgraph.core.languages import language_named, new_parser, tag_query, ts
 from branchgraph.core.model import content_hash
 
 # Bumped whenever extraction output changes, so caches keyed by blob SHA are invalidated.
-EXTRACTOR_VERSION = 20
+EXTRACTOR_VERSION = 21
 
 _MAX_RAW = 200
 # A call site keeps this many arguments: a route's path and handlers, a client's URL and options.
@@ -42,6 +42,7 @@ _ASSIGN_KINDS = (
     ("assign.iterated", "iterated"),
     ("assign.iterated_name", "iterated_name"),
     ("assign.literal", "literal"),
+    ("assign.parameter", "parameter"),
 )
 # A literal's builtin type (an ``assign.literal`` assignment's callee).
 _LITERAL_KINDS = {
@@ -134,7 +135,8 @@ class Assignment:
     ``<T>`` is kind ``type_parameter``; an array callback's parameter is kind ``element``
     (``callee`` holds the array expression); ``with callee(...) as name`` is kind ``entered``
     and ``for name in callee(...)`` kind ``iterated`` (``for name in other``: ``iterated_name``);
-    ``name = []`` (a literal, ``*args``, ``**kwargs``) kind ``literal``, its builtin type the callee."""
+    ``name = []`` (a literal, ``*args``, ``**kwargs``) kind ``literal``, its builtin type the callee;
+    an untyped parameter kind ``parameter``."""
 
     name: str
     callee: str

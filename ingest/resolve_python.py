@@ -70,11 +70,18 @@ class _Dyn:
     owner: str  # the qualname of the class whose __getattr__ answers
 
 
-_Value = _Mod | _Sym | _Inst | _Ext | _Var | _Dyn | None
+@dataclass(frozen=True, slots=True)
+class _Param:
+    """An untyped parameter: whatever a caller passes (calling it runs what was passed)."""
+
+
+_Value = _Mod | _Sym | _Inst | _Ext | _Var | _Dyn | _Param | None
 _DYNAMIC_ATTRIBUTE_HOOKS = ("__getattr__", "__getattribute__")
 _CALLABLE_LABELS = ("Class", "Function", "Method")
 # Bindings made by assignments (not by a def, an import or an annotation).
-_ASSIGNED = frozenset({"call_result", "alias", "wraps", "entered", "iterated", "iterated_name", "literal"})
+_ASSIGNED = frozenset({"call_result", "alias", "wraps", "entered", "iterated", "iterated_name", "literal", "parameter"})
+# A method's receiver is its class's instance (or the class), not an unknown parameter.
+_RECEIVERS = frozenset({"self", "cls", "mcs", "metacls", "klass"})
 
 _Binding = Binding
 
@@ -173,6 +180,10 @@ class PythonResolver(Resolver):
             return
         if a.kind == "annotation" and not _annotation_types(a.callee):
             return  # a bare `Final` or `ClassVar` declares no type: the value says it
+        if a.kind == "parameter":
+            if a.name not in _RECEIVERS and a.scope is not None:
+                self._bind_local(f.path, a.scope, a.name, ("parameter", a.name, a.scope))
+            return
         if a.name.startswith("self."):
             method = defs[a.scope] if a.scope is not None else None
             if method is None or method.kind != "function" or method.parent is None:
@@ -212,6 +223,8 @@ class PythonResolver(Resolver):
             table[name] = ("any_of", (*existing[1], binding))
         elif existing[0] in _ASSIGNED and existing != binding:
             table[name] = ("any_of", (existing, binding))
+        elif existing[0] == "def" and binding[0] == "parameter":
+            table[name] = ("any_of", (existing, binding))  # `def f(f): ... def f()`: which one is a guess
 
     @staticmethod
     def _label(d: Definition, defs: list[Definition]) -> str:
@@ -309,6 +322,12 @@ class PythonResolver(Resolver):
             return None
         if kind == "literal":  # `errors = []`: a builtin's value
             return _Ext(binding[1])
+        if kind == "parameter":
+            # A test's or fixture's parameter nothing else binds is pytest's fixture of that name.
+            fixture = self._fixture(path, binding[1]) if is_support_file(path) else None
+            if fixture is not None:
+                return self._memo(("fixture", fixture.id), lambda: self._call_result(_Sym(fixture), unwrap=_GENERATORS))
+            return _Param()
         if kind == "any_of":
             return self._agreed(path, list(binding[1]))
         if kind == "entered":
@@ -828,9 +847,9 @@ class PythonResolver(Resolver):
     ) -> Edge:
         external = value.name if isinstance(value, _Ext) else None
         target = self._target(value, target_labels)
-        return out.reference(
-            path, source, edge_type, raw, line, target, external=external, dynamic=isinstance(value, _Dyn)
-        )
+        # Calling an untyped parameter runs what the caller passed: decided at run time.
+        dynamic = isinstance(value, _Dyn) or (edge_type == "CALLS" and isinstance(value, _Param))
+        return out.reference(path, source, edge_type, raw, line, target, external=external, dynamic=dynamic)
 
     def _target(self, value: _Value, labels: tuple[str, ...]) -> Target | None:
         if isinstance(value, _Sym) and value.symbol.label in labels:

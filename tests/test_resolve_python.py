@@ -594,3 +594,17 @@ def test_a_mixins_self_attribute_is_what_every_subclass_agrees_on():
     # Both subclasses get assertEqual from unittest; they disagree on helper; only one has own.
     assert reasons["unittest.TestCase.assertEqual"] == "external"
     assert reasons["self.helper"] == "unresolved" and reasons["self.own"] == "unresolved"
+
+
+def test_an_untyped_parameter_shadows_and_calling_it_is_dynamic():
+    sources = {
+        "deco.py": (
+            b"def f():\n    return 1\n\n\n"
+            b"def wrap(f, handler):\n    old_f = f\n\n    def f():\n        return old_f()\n\n    handler()\n    return f\n"
+        )
+    }
+    graph = resolve(sources)
+    edges = {(a, b) for a, t, b, ok in edges_of_subgraphs(graph) if t == "CALLS" and ok}
+    # `old_f` is the parameter or the nested def: a guess, so no edge to either f.
+    assert not {e for e in edges if e[0].startswith("deco.wrap")}
+    assert unresolved_of_subgraphs(graph)["handler"] == "dynamic"  # runs what the caller passed

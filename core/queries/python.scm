@@ -66,6 +66,10 @@
   right: [(list) (dictionary) (set) (string) (list_comprehension) (dictionary_comprehension)] @assign.literal)
 (function_definition parameters: (parameters [(list_splat_pattern (identifier) @assign.name)
                                               (dictionary_splat_pattern (identifier) @assign.name)] @assign.literal))
+; A function's untyped parameters (typed ones are bound by @reference.param_type): what a caller
+; passes, decided at run time (calling one is `dynamic`).
+(function_definition parameters: (parameters [(identifier) @assign.name @assign.parameter
+                                              (default_parameter name: (identifier) @assign.name @assign.parameter)]))
 ; A name bound to another (`cls = self.storage_class`, `storage_class = MultiDict` in a class
 ; body): calling it calls what that holds.
 (assignment left: (identifier) @assign.name right: [(identifier) (attribute)] @assign.alias)
