@@ -502,12 +502,15 @@ class PythonResolver(Resolver):
         return self.bindings.get((path, None), {}).get(name)
 
     def _returned(self, function: _Symbol, yielded: bool) -> _Value:
-        """An unannotated function's result when every return agrees on one class's instance;
-        for a generator (``yielded``), what every yield gives."""
+        """An unannotated function's result when every return agrees on one class's instance,
+        or on one function or class (a factory's closure); for a generator (``yielded``), what
+        every yield gives."""
         key = (function.file.path, function.index)
         generator = key in self.yields
         bindings = self.yields[key] if generator and yielded else [] if generator else self.returns.get(key, [])
         only = self._agreed(function.file.path, bindings)
+        if isinstance(only, _Sym) and only.symbol.label in _CALLABLE_LABELS:
+            return only  # a factory returning a function or class (`lazy(...)` returns its wrapper)
         return only if isinstance(only, _Inst) else None
 
     def _lookup_uncached(self, path: str, scope: int | None, name: str) -> _Value:

@@ -608,3 +608,16 @@ def test_an_untyped_parameter_shadows_and_calling_it_is_dynamic():
     # `old_f` is the parameter or the nested def: a guess, so no edge to either f.
     assert not {e for e in edges if e[0].startswith("deco.wrap")}
     assert unresolved_of_subgraphs(graph)["handler"] == "dynamic"  # runs what the caller passed
+
+
+def test_a_factory_returning_a_function_calls_that_function():
+    sources = {
+        "functional.py": (
+            b"def lazy(func, *classes):\n    def __wrapper__(*args):\n        return func(*args)\n\n    return __wrapper__\n\n\n"
+            b"def gettext(message):\n    return message\n\n\n"
+            b"gettext_lazy = lazy(gettext, str)\n"
+        ),
+        "forms.py": b"from functional import gettext_lazy as _\n\n\ndef label():\n    return _('Name')\n",
+    }
+    edges = {(a, b): ok for a, t, b, ok in edges_of_subgraphs(resolve(sources)) if t == "CALLS"}
+    assert edges[("forms.label", "functional.lazy.__wrapper__")] is True
