@@ -348,6 +348,8 @@ class PythonResolver(Resolver):
         if isinstance(callee, _Dyn):
             return callee
         if isinstance(callee, _Ext):
+            if callee.name == "type":  # `type(name, bases, attrs)`: a class made at run time
+                return _Dyn("type")
             return _Ext(f"{callee.name}()")
         if isinstance(callee, _Inst):
             # Calling an instance calls its class's `__call__` (a Protocol's, too).
@@ -511,7 +513,8 @@ class PythonResolver(Resolver):
         only = self._agreed(function.file.path, bindings)
         if isinstance(only, _Sym) and only.symbol.label in _CALLABLE_LABELS:
             return only  # a factory returning a function or class (`lazy(...)` returns its wrapper)
-        return only if isinstance(only, _Inst) else None
+        # A library's value (`return psycopg.connect(...)`), or a proxy's, or an instance.
+        return only if isinstance(only, (_Inst, _Ext, _Dyn)) else None
 
     def _lookup_uncached(self, path: str, scope: int | None, name: str) -> _Value:
         """Functions, then the module, then builtins."""

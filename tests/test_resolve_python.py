@@ -621,3 +621,17 @@ def test_a_factory_returning_a_function_calls_that_function():
     }
     edges = {(a, b): ok for a, t, b, ok in edges_of_subgraphs(resolve(sources)) if t == "CALLS"}
     assert edges[("forms.label", "functional.lazy.__wrapper__")] is True
+
+
+def test_a_class_made_by_type_is_dynamic_and_a_returned_library_value_is_the_librarys():
+    sources = {
+        "forms.py": (
+            b"import sqlite3\n\n\nclass BaseFormSet:\n    pass\n\n\n"
+            b"def formset_factory(form):\n    return type(form + 'FormSet', (BaseFormSet,), {})\n\n\n"
+            b"def connect():\n    return sqlite3.connect(':memory:')\n\n\n"
+            b"def use():\n    FormSet = formset_factory('Article')\n    FormSet().is_valid()\n    connect().cursor()\n"
+        )
+    }
+    reasons = unresolved_of_subgraphs(resolve(sources))
+    assert reasons["FormSet().is_valid"] == "dynamic"
+    assert reasons["sqlite3.connect().cursor"] == "external"
