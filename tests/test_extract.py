@@ -77,7 +77,9 @@ def test_imports_and_assignments():
         ("..up", "*", None),
     }
     assert [(a.name, a.callee, a.kind) for a in parsed.assignments if a.name != "return"] == [
-        ("value", "Outer", "call")
+        ("self", "self", "parameter"),  # untyped parameters (typed ones are param_type references)
+        ("value", "Outer", "call"),
+        ("x", "x", "parameter"),
     ]
     # What functions return or yield, when it is a call or a name, is an assignment to "return".
     returns = [(a.callee, a.kind) for a in parsed.assignments if a.name == "return"]
