@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from branchgraph.core.extract import Assignment, Definition, Import, Reference, local_names
 from branchgraph.core.languages.java import module_name
 from branchgraph.core.model import Edge, FileSubgraph, node_id
-from branchgraph.ingest.resolution import Binding, Resolver
+from branchgraph.ingest.resolution import MAX_BASE_DEPTH, Binding, Resolver
 from branchgraph.ingest.resolution import Elements as _Elements
 from branchgraph.ingest.resolution import External as _Ext
 from branchgraph.ingest.resolution import Instance as _Inst
@@ -470,7 +470,7 @@ class JavaResolver(Resolver):
                 return False
         return True
 
-    def _assignable(self, known: tuple[str, _Symbol | None], parameter: str) -> bool:
+    def _assignable(self, known: tuple[str, _Symbol | None], parameter: str, depth: int = 0) -> bool:
         name, symbol = known
         if name == parameter or parameter == "Object" or re.fullmatch(r"[A-Z]\d?", parameter):
             return True  # the same type, Object, or a type variable (`T`)
@@ -480,9 +480,10 @@ class JavaResolver(Resolver):
             return True
         if name == "String" and parameter in ("CharSequence", "Comparable", "Serializable"):
             return True
-        if symbol is not None:  # an in-repo class passed where one of its supertypes is declared
+        if symbol is not None and depth < MAX_BASE_DEPTH:  # a subclass where a supertype is declared
             return any(
-                isinstance(base, _Sym) and self._assignable((base.symbol.definition.name, base.symbol), parameter)
+                isinstance(base, _Sym)
+                and self._assignable((base.symbol.definition.name, base.symbol), parameter, depth + 1)
                 for _raw, _line, base in self._class_bases(symbol)
             )
         return False

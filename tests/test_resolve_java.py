@@ -174,3 +174,14 @@ def test_spring_routes_carry_the_class_prefix_and_their_methods():
         "com.c.OrderController.create": (frozenset({"POST"}), "/api/orders"),
         "com.c.OrderController.search": (frozenset({"GET"}), "/api/orders/search"),
     }
+
+
+def test_a_cycle_of_bases_ends_overload_matching():
+    edges = _edges(
+        {
+            "com/d/A.java": "package com.d;\n\npublic class A extends B {\n    void use() { take(new A()); }\n"
+            "    void take(String s) {}\n    void take(Integer i) {}\n}\n",
+            "com/d/B.java": "package com.d;\n\npublic class B extends A {}\n",
+        }
+    )
+    assert ("com.d.A.use", "CALLS", "take", False) in edges  # neither overload takes an A: no edge, no hang
