@@ -350,6 +350,8 @@ class PythonResolver(Resolver):
         if isinstance(callee, _Ext):
             if callee.name == "type":  # `type(name, bases, attrs)`: a class made at run time
                 return _Dyn("type")
+            if _passes_through(callee.name):
+                return None  # `sorted(rows)`, `partial(Serializer, ...)`, `cast(T, x)`: the argument's, not known
             return _Ext(f"{callee.name}()")
         if isinstance(callee, _Inst):
             # Calling an instance calls its class's `__call__` (a Protocol's, too).
@@ -423,8 +425,6 @@ class PythonResolver(Resolver):
             return element
         if isinstance(value, _Dyn):
             return value
-        if isinstance(value, _Ext):  # an element of what a library call gives is the library's
-            return _Ext(f"{value.name}.__iter__()")
         if isinstance(value, _Inst):
             iterate = self._class_member(value.symbol, "__iter__", set())
             if isinstance(iterate, _Sym) and iterate.symbol.label == "Method":
@@ -931,6 +931,24 @@ def _split_top_level(text: str, separator: str) -> list[str]:
             start = i + 1
     parts.append(text[start:])
     return [p for p in parts if p.strip()]
+
+
+# Library callables whose result is (or holds) what they were given, which may be the
+# repository's: their results are not known, not the library's.
+_PASS_THROUGH_MODULES = ("functools.", "itertools.", "copy.", "operator.", "typing.", "typing_extensions.", "weakref.")
+_BUILTIN_VALUES = frozenset(
+    {"str", "int", "float", "bytes", "bytearray", "bool", "complex", "dict", "list", "set", "frozenset", "tuple"}
+    | {"open", "range", "memoryview", "object", "Exception", "ValueError", "TypeError", "KeyError", "RuntimeError"}
+)
+
+
+def _passes_through(name: str) -> bool:
+    """Whether a library call may give back the repository's own values (``sorted(rows)``,
+    ``getattr(obj, name)``, ``functools.partial(Serializer)``); a builtin type's constructor or
+    any other library's call gives the library's value."""
+    if name in BUILTIN_NAMES:
+        return name not in _BUILTIN_VALUES
+    return name.startswith(_PASS_THROUGH_MODULES)
 
 
 def _local_binding(a: Assignment) -> _Binding:
