@@ -208,15 +208,20 @@ def _callee(node: TSNode) -> str:
     if receiver is None:
         return _text(name)
     if receiver.type == "method_invocation":
-        # `()` when the inner call passes nothing: a getter and its setter overload apart.
-        inner = receiver.child_by_field_name("arguments")
-        head = _callee(receiver) + ("()" if inner is not None and not inner.named_children else "(…)")
+        head = _called(receiver)
     elif receiver.type == "object_creation_expression":
         head = f"new {_callee(receiver)}(…)"
     else:
         head = _raw(receiver)
     text = f"{head}.{_text(name)}"
     return text if len(text) <= _MAX_RAW else text[: _MAX_RAW - 1] + "…"
+
+
+def _called(invocation: TSNode) -> str:
+    """A call inside a chain or an argument: its callee and `(…)`, or `()` when it passes
+    nothing (a getter and its setter overload apart)."""
+    arguments = invocation.child_by_field_name("arguments")
+    return _callee(invocation) + ("()" if arguments is not None and not arguments.named_children else "(…)")
 
 
 _LITERAL_TYPES = {
@@ -247,8 +252,7 @@ def _argument_type(node: TSNode) -> str:
     if kind in ("identifier", "field_access", "this"):
         return "=" + _raw(node)
     if kind == "method_invocation":
-        inner = node.child_by_field_name("arguments")
-        return "=" + _callee(node) + ("()" if inner is not None and not inner.named_children else "(…)")
+        return "=" + _called(node)
     if kind == "binary_expression" and any(c.type == "string_literal" for c in node.named_children):
         return "String"  # a concatenation
     return ""

@@ -27,6 +27,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from branchgraph.core.extract import CallSite
+from branchgraph.core.languages.java import annotation_name
 from branchgraph.ingest.http_paths import ClientPath, client_path, join, options_method, regex_route, route_path
 from branchgraph.ingest.http_paths import string_literal as literal
 from branchgraph.ingest.resolution import Resolver
@@ -497,7 +498,7 @@ def java_endpoints(resolver: Resolver) -> Endpoints:
             prefixes = [""]
             for class_annotation in owner.definition.decorators if owner is not None else []:
                 found = _spring_mapping(class_annotation)
-                if found is not None and _annotation_name(class_annotation) == "RequestMapping":
+                if found is not None and annotation_name(class_annotation) == "RequestMapping":
                     prefixes = found[1]
             handler = Target(symbol.id, symbol.label)
             for prefix in prefixes:
@@ -547,15 +548,11 @@ _JAVA_STRING = re.compile(r'"((?:[^"\\]|\\.)*)"')
 _REQUEST_METHOD = re.compile(r"RequestMethod\.([A-Z]+)")
 
 
-def _annotation_name(annotation: str) -> str:
-    return annotation.split("(", 1)[0].strip().rsplit(".", 1)[-1]
-
-
 def _spring_mapping(annotation: str) -> tuple[frozenset[str] | None, list[str]] | None:
     """(methods, paths) of a Spring mapping annotation (``GetMapping("/orders/{id}")``,
     ``RequestMapping(value = {"/a", "/b"}, method = RequestMethod.POST)``), else None. A
     mapping without a path maps the class's own path."""
-    name = _annotation_name(annotation)
+    name = annotation_name(annotation)
     if name not in _SPRING_MAPPINGS:
         return None
     arguments = annotation[len(annotation.split("(", 1)[0]) :].strip()[1:-1] if "(" in annotation else ""

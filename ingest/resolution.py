@@ -224,10 +224,13 @@ class Resolver:
         bindings = self.attributes.get((cls.file.path, cls.index), {}).get(attr)
         return self._agreed(cls.file.path, bindings) if bindings else None
 
+    # The definition kinds whose bodies make `self`/`this` an instance of them.
+    ENCLOSING_KINDS: tuple[str, ...] = ("class",)
+
     def _enclosing_class(self, path: str, scope: int | None) -> ResolvedSymbol | None:
         defs = self._file(path).parsed.definitions
         while scope is not None:
-            if defs[scope].kind == "class":
+            if defs[scope].kind in self.ENCLOSING_KINDS:
                 return self.symbols[(path, scope)]
             scope = defs[scope].parent
         return None

@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from branchgraph.core.extract import Assignment, Definition, Import, Reference, local_names
-from branchgraph.core.languages.java import module_name
+from branchgraph.core.languages.java import annotation_name, module_name
 from branchgraph.core.model import Edge, FileSubgraph, node_id
 from branchgraph.ingest.resolution import MAX_BASE_DEPTH, Binding, Resolver
 from branchgraph.ingest.resolution import Elements as _Elements
@@ -95,6 +95,7 @@ class JavaResolver(Resolver):
     """Resolves all Java files of one commit of one branch."""
 
     TYPE_LABELS = ("Class", "Interface")
+    ENCLOSING_KINDS = ("class", "interface")  # an interface's default methods have a `this`
 
     def __init__(self, repo: str, branch: str, files: list[ParsedSource], project_files: Mapping[str, bytes]):
         super().__init__(repo, branch, files)
@@ -112,6 +113,7 @@ class JavaResolver(Resolver):
         self._base_refs: dict[tuple[str, int], list[tuple[str, int, str]]] = {}
         self._bases: dict[str, list[tuple[str, int, _Value]]] = {}
         self.member_names: set[str] = set()
+        self._parameter_types: dict[str, list[str]] = {}  # method id -> its parameters' types
         for f in files:
             self._index_file(f)
         self._by_id = {s.id: s for s in self.symbols.values()}
@@ -127,7 +129,7 @@ class JavaResolver(Resolver):
             label = _label(d)
             qualname = f"{package}.{local}" if package else local
             symbol = self._add_symbol(f, index, label, qualname, seen)
-            symbol.is_test = label == "Method" and any(_annotation_name(a) in _TEST_ANNOTATIONS for a in d.decorators)
+            symbol.is_test = label == "Method" and any(annotation_name(a) in _TEST_ANNOTATIONS for a in d.decorators)
             self.member_names.add(d.name)
             siblings = self.children.setdefault((f.path, d.parent), {})
             if label == "Method" and d.parent is not None and defs[d.parent].name == d.name:
@@ -139,11 +141,10 @@ class JavaResolver(Resolver):
                 siblings[d.name] = symbol
                 if d.parent is None:
                     self.package_types.setdefault(package, {})[d.name] = symbol
-        wildcard_lines = {imp.line for imp in f.parsed.imports if imp.name == "*"}
-        for imp in f.parsed.imports:
+        for imp in self._imports(f):
             if imp.name == "*":
                 self.wildcards.setdefault(f.path, []).append(imp.module)
-            elif imp.line not in wildcard_lines and imp.name:  # `a.b.*` also matches as `a` . `b`
+            elif imp.name:
                 self._bind(f.path, None, imp.name, ("import", imp.module, imp.name))
         for a in f.parsed.assignments:
             self._index_assignment(f, a)
@@ -156,6 +157,13 @@ class JavaResolver(Resolver):
                 self.return_types[(f.path, ref.scope)] = ref.raw
             elif ref.kind in ("base", "implements"):
                 self._base_refs.setdefault((f.path, ref.scope), []).append((ref.raw, ref.line, ref.kind))
+
+    @staticmethod
+    def _imports(f: ParsedSource) -> list[Import]:
+        """The file's imports; `import a.b.*` also matches the single-type pattern (as `a` .
+        `b`), which is left out."""
+        wildcard_lines = {imp.line for imp in f.parsed.imports if imp.name == "*"}
+        return [imp for imp in f.parsed.imports if imp.name == "*" or imp.line not in wildcard_lines]
 
     def _index_assignment(self, f: ParsedSource, a: Assignment) -> None:
         defs = f.parsed.definitions
@@ -228,7 +236,7 @@ class JavaResolver(Resolver):
         d = symbol.definition
         overloads = self.overloads.get((symbol.file.path, d.parent), {}).get(d.name, [symbol])
         if no_arguments is not None:
-            overloads = [o for o in overloads if (_arity(o.definition)[0] == 0) == no_arguments] or overloads
+            overloads = [o for o in overloads if (self._arity(o)[0] == 0) == no_arguments] or overloads
         declared = {self.return_types.get((o.file.path, o.index)) for o in overloads}
         if len(declared) != 1 or None in declared:
             return None
@@ -378,14 +386,6 @@ class JavaResolver(Resolver):
             value = self._member(value, attr) if value is not None else None
         return value
 
-    def _enclosing_class(self, path: str, scope: int | None) -> _Symbol | None:
-        defs = self._file(path).parsed.definitions
-        while scope is not None:
-            if defs[scope].kind in ("class", "interface"):
-                return self.symbols[(path, scope)]
-            scope = defs[scope].parent
-        return None
-
     def _resolve_type(self, path: str, raw: str, scope: int | None) -> _Value:
         """The type a declaration names: ``Order``, ``Order.Line``, ``com.shop.Order``;
         ``Order[]`` is an array of Order; ``List<Order>`` is List (its arguments say nothing
@@ -422,8 +422,8 @@ class JavaResolver(Resolver):
         d = method.definition
         overloads = self.overloads.get((method.file.path, d.parent), {}).get(d.name, [method])
         arguments = ref.arguments or 0
-        exact = [o for o in overloads if _arity(o.definition) == (arguments, False)]
-        variadic = [o for o in overloads if _arity(o.definition)[1] and arguments >= _arity(o.definition)[0] - 1]
+        exact = [o for o in overloads if self._arity(o) == (arguments, False)]
+        variadic = [o for o in overloads if self._arity(o)[1] and arguments >= self._arity(o)[0] - 1]
         matching = exact or variadic
         if len(matching) > 1 and ref.argument_types:
             types = [self._argument_type(path, ref.scope, hint) for hint in ref.argument_types]
@@ -443,6 +443,18 @@ class JavaResolver(Resolver):
                         return found
         return _Sym(method) if len(overloads) == 1 else None
 
+    def _parameters(self, method: _Symbol) -> list[str]:
+        """The method's declared parameter types, parsed from its signature once."""
+        found = self._parameter_types.get(method.id)
+        if found is None:
+            found = self._parameter_types[method.id] = _parameter_types(method.definition)
+        return found
+
+    def _arity(self, method: _Symbol) -> tuple[int, bool]:
+        """How many parameters the method declares, and whether the last is varargs."""
+        parameters = self._parameters(method)
+        return len(parameters), bool(parameters) and parameters[-1].endswith("...")
+
     def _argument_type(self, path: str, scope: int | None, hint: str) -> tuple[str, _Symbol | None] | None:
         """(simple type name, its in-repo class) of a call argument, None when not known."""
         if not hint:
@@ -459,7 +471,7 @@ class JavaResolver(Resolver):
 
     def _fits(self, method: _Symbol, types: list[tuple[str, _Symbol | None] | None]) -> bool:
         """Whether each argument whose type is known can be passed to the method's parameter."""
-        parameters = _parameter_types(method.definition)
+        parameters = self._parameters(method)
         for position, known in enumerate(types):
             if known is None or not parameters:
                 continue
@@ -515,7 +527,7 @@ class JavaResolver(Resolver):
                 edge_type = "IMPLEMENTS" if kinds.get((raw, line)) == "implements" else "INHERITS_FROM"
                 value = base if base is not None else self._outside(raw)
                 self._emit(out, f.path, Target(symbol.id, symbol.label), edge_type, _strip_generics(raw), line, value)
-        for imp in f.parsed.imports:
+        for imp in self._imports(f):
             self._emit_import(out, f, file_target, imp)
         for ref in f.parsed.references:
             source = self.scope_target(f.path, ref.scope)
@@ -556,9 +568,6 @@ class JavaResolver(Resolver):
     def _emit_import(self, out: SubgraphEmitter, f: ParsedSource, file_target: Target, imp: Import) -> None:
         """A single-type or static import is of that type or member; an on-demand import of
         a package is of each of its files."""
-        wildcard_lines = {i.line for i in f.parsed.imports if i.name == "*"}
-        if imp.name != "*" and imp.line in wildcard_lines:
-            return
         raw = f"{imp.module}.{imp.name}"
         if imp.name == "*" and imp.module in self.packages:
             for member in sorted(self.packages[imp.module], key=lambda g: g.path):
@@ -595,11 +604,6 @@ def _label(d: Definition) -> str:
     if d.kind == "interface":
         return "Interface"
     return "Class" if d.kind == "class" else "Method"
-
-
-def _annotation_name(annotation: str) -> str:
-    """``Test``, ``org.junit.Test``, ``Test(expected = X.class)`` -> ``Test``."""
-    return annotation.split("(", 1)[0].strip().rsplit(".", 1)[-1]
 
 
 def _strip_generics(raw: str) -> str:
@@ -646,12 +650,6 @@ def _parameter_types(d: Definition) -> list[str]:
         else:
             current += char
     return out
-
-
-def _arity(d: Definition) -> tuple[int, bool]:
-    """How many parameters a method declares, and whether the last is varargs."""
-    parameters = _parameter_types(d)
-    return len(parameters), bool(parameters) and parameters[-1].endswith("...")
 
 
 def resolve_java(

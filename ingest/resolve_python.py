@@ -955,8 +955,7 @@ def _local_binding(a: Assignment) -> _Binding:
     """``f = partial(g, ...)`` holds g; ``x = callee(...)`` holds what the call returns;
     ``x = y`` holds what y holds; ``with callee(...) as x`` what its ``__enter__`` gives;
     ``for x in callee(...)`` an element of what the call returns."""
-    kinds = {"partial": "wraps", "alias": "alias", "entered": "entered", "iterated": "iterated", "literal": "literal"}
-    kind = kinds.get(a.kind, "iterated_name" if a.kind == "iterated_name" else "call_result")
+    kind = "wraps" if a.kind == "partial" else a.kind if a.kind in _ASSIGNED else "call_result"
     return (kind, a.callee, a.scope)
 
 

@@ -43,6 +43,12 @@ def signature(node: Node) -> str:
     return " ".join(header.split()).rstrip("{; ")
 
 
+def annotation_name(annotation: str) -> str:
+    """An annotation as a decorator records it, by its bare name: ``Test``,
+    ``org.junit.Test``, ``Test(expected = X.class)`` -> ``Test``."""
+    return annotation.split("(", 1)[0].strip().rsplit(".", 1)[-1]
+
+
 def is_test_file(path: str) -> bool:
     """A file JUnit runs tests from: under ``src/test/java/`` (or another test source set) and
     named like a test class (``OrderServiceTest.java``, ``TestOrders.java``, ``*IT.java``)."""
