@@ -43,6 +43,10 @@ class Examples:
     cases: list[int] = field(default_factory=list)  # case index per candidate
     repos: list[str] = field(default_factory=list)  # repository per candidate
     gold: list[int] = field(default_factory=list)  # gold symbols per case
+    # What each candidate is and what each case asked, so that a feature can be tried on the
+    # collected candidates before it is built into retrieval/learned.py.
+    spans: list[tuple[str, str, int, int]] = field(default_factory=list)  # (path, qualname, start, end)
+    asked: list[tuple[str, str, str]] = field(default_factory=list)  # (repo, parent commit, query) per case
 
 
 def collect(sources: list[str], per_repo: int, config: Config) -> Examples:
@@ -67,8 +71,10 @@ def collect(sources: list[str], per_repo: int, config: Config) -> Examples:
                     )
                     found.cases.extend([index] * len(candidates))
                     found.repos.extend([repo] * len(candidates))
+                    found.spans.extend((c.path, c.qualname, c.span.start_line, c.span.end_line) for c in candidates)
 
                 found.gold.append(len(case.gold))
+                found.asked.append((name, case.parent, case.query))
                 ws.context(case.query, branch=BRANCH, budget_tokens=BUDGET, observe=observe)
         finally:
             drop_repo(root, config)
@@ -176,6 +182,11 @@ def main() -> None:
         choices=FEATURES,
         help="leave out the candidates this 0/1 feature marks (measuring a candidate source; nothing is written)",
     )
+    parser.add_argument(
+        "--objective",
+        choices=tuple(OBJECTIVES),
+        help="fit this objective (default: the better one in cross-validation)",
+    )
     args = parser.parse_args()
     if len(args.source) < 2:
         parser.error("cross-validation leaves one repository out: give two or more --source")
@@ -204,7 +215,7 @@ def main() -> None:
     for objective in OBJECTIVES:
         hand, learned[objective], deeper = cross_validate(examples, x, y, objective)
         print(f"  hand-tuned {hand:.3f}, learned ({objective}) {learned[objective]:.3f} (recall@20 {deeper:.3f})")
-    objective = max(learned, key=lambda name: learned[name])  # chosen on the tuning half
+    objective = args.objective or max(learned, key=lambda name: learned[name])  # chosen on the tuning half
     for dropped in args.ablate:
         kept = [i for i, name in enumerate(FEATURES) if name not in dropped.split(",")]
         _, without, deeper = cross_validate(examples, x[:, kept], y, objective)

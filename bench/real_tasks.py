@@ -54,6 +54,7 @@ from branchgraph.core.extract import extract
 from branchgraph.core.languages import language_for_path
 from branchgraph.core.lexical import lexical_text, query_terms
 from branchgraph.retrieval.learned import shipped_ranker
+from branchgraph.retrieval.search import BM25_B
 
 BUDGET = 8000
 KS = (5, 10, 20)
@@ -242,6 +243,9 @@ def run_repo(
                 for h in ws.search(case.query, branch=BRANCH, k=50, mode="dense")
             ],
             "bm25": bm25_ranking(source, case.parent, case.query),
+            # The baseline with the length normalisation branchgraph's own search uses, so that
+            # tuning that constant is not counted as a lead over plain text search.
+            f"bm25 (b {BM25_B})": bm25_ranking(source, case.parent, case.query, b=BM25_B),
             "candidates": ranked,
         }
         text_length = _text_length(source, case.parent)

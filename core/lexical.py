@@ -47,9 +47,21 @@ _STOPWORDS = frozenset(
 )
 
 
+def is_stopword(word: str) -> bool:
+    return word.lower() in _STOPWORDS
+
+
+# Words joined by hyphens: a question writes identifiers kebab-case (a command-line option
+# ``--skip-magic-trailing-comma``, ``f-string``) where the code has ``skip_magic_trailing_comma``
+# or ``fstring``.
+_HYPHENATED = re.compile(r"[A-Za-z0-9]+(?:-[A-Za-z0-9]+)+")
+
+
 def query_terms(query: str) -> list[str]:
     """The full-text terms of a query: its identifier-split words without stopwords (all of
-    them, when the query is nothing but stopwords)."""
-    words = sorted(set(lexical_text(query).split()))
+    them, when the query is nothing but stopwords), and each hyphenated word also as one
+    (``f-string`` is ``fstring`` too)."""
+    joined = [w.replace("-", "").lower() for w in _HYPHENATED.findall(query or "") if not w.replace("-", "").isdigit()]
+    words = sorted(set(lexical_text(query).split()) | set(joined))
     kept = [w for w in words if w not in _STOPWORDS]
     return kept or words

@@ -95,6 +95,34 @@ class PgFullText(PgConnection):
             cur.execute(_BM25, params)
             return [(row[0], float(row[1]), NodeRow(*row[2:])) for row in cur.fetchall()]
 
+    def rows_in_files(
+        self, repo: str, branch: str, paths: Sequence[str], modules: Sequence[str], labels: Sequence[str], k: int
+    ) -> list[tuple[str, NodeRow]]:
+        """(node id, node row) of the symbols with these labels in the files named by a path
+        (or its trailing part: ``fields.py`` is ``src/marshmallow/fields.py``) or a module name
+        (the file without its extension, or a folder on its path), in source order."""
+        if not paths and not modules:
+            return []
+        with self._transaction() as cur:
+            cur.execute(
+                f"SELECT n.node_id, {ROW_COLUMNS} FROM node_embeddings n "
+                "WHERE n.repo = %(repo)s AND n.branch = %(branch)s AND n.label = ANY(%(labels)s) AND ("
+                "  n.path = ANY(%(paths)s::text[]) OR n.path ~ ANY(%(modules)s::text[])"
+                "  OR EXISTS (SELECT 1 FROM unnest(%(paths)s::text[]) AS p(path)"
+                "             WHERE right(n.path, length(p.path) + 1) = '/' || p.path)) "
+                "ORDER BY n.path, n.start_line NULLS LAST, n.node_id LIMIT %(k)s",
+                {
+                    "repo": repo,
+                    "branch": branch,
+                    "labels": list(labels),
+                    "paths": list(paths),
+                    # Module names are identifiers: safe inside a regular expression.
+                    "modules": [f"(^|/){m}(\\.[^/]*$|/)" for m in modules],
+                    "k": k,
+                },
+            )
+            return [(row[0], NodeRow(*row[1:])) for row in cur.fetchall()]
+
 
 # mypy proves the backend implements its capability's protocol, signatures included.
 _implements: type[FullTextIndex] = PgFullText

@@ -242,6 +242,10 @@ class FullTextIndex(Protocol):
         b: float = 0.75,
     ) -> list[ScoredRow]: ...
 
+    def rows_in_files(
+        self, repo: str, branch: str, paths: Sequence[str], modules: Sequence[str], labels: Sequence[str], k: int
+    ) -> list[tuple[str, NodeRow]]: ...
+
 
 @runtime_checkable
 class ParseCache(Protocol):

@@ -33,7 +33,7 @@ from branchgraph.retrieval.assemble import (
 )
 from branchgraph.retrieval.budget import estimate_tokens, trim_to_budget
 from branchgraph.retrieval.learned import feature_matrix, shipped_ranker
-from branchgraph.retrieval.query import content_terms, dotted_names, names_symbol
+from branchgraph.retrieval.query import FileMentions, content_terms, dotted_names, names_symbol
 from branchgraph.retrieval.ranking import (
     SIMILARITY_WEIGHT,
     PathHistory,
@@ -42,7 +42,7 @@ from branchgraph.retrieval.ranking import (
     final_scores,
 )
 from branchgraph.retrieval.render import render_context, render_item
-from branchgraph.retrieval.search import SearchHit, search
+from branchgraph.retrieval.search import SearchHit, named_file_hits, search
 from branchgraph.retrieval.session import IndexedBranch, RetrievalStores
 from branchgraph.retrieval.source import BranchSources
 
@@ -128,7 +128,7 @@ class ContextResult:
     branch: str
     indexed_commit: str
     behind_commits: int | None
-    items: list[ContextItem]  # rank order, best first
+    items: list[ContextItem]  # rank order, best first (a class outline after its best method shown)
     order: list[str]  # item ids in reading order: definitions before their users
     warnings: list[str]
     tokens: int
@@ -192,6 +192,11 @@ def build_context(
     top = max(hit.score for hit in hits) or 1.0  # all-zero scores: a list weighted 0 found them
     chosen_ids = {hit.id for hit in chosen}
     matches = [hit for hit in hits if hit.id not in chosen_ids and not hit.has_conflict][:MATCHES]
+    mentions = FileMentions.of(query)
+    found = {hit.id for hit in hits}
+    matches += [
+        hit for hit in named_file_hits(mentions, branch, stores) if hit.id not in found and not hit.has_conflict
+    ]
     rows = stores.graph.expand(branch.repo, branch.branch, [h.qualname for h in chosen])
     candidates, uses, conflicted = gather(
         [(hit, hit.score / top) for hit in chosen], [(hit, hit.score / top) for hit in matches], rows
@@ -203,7 +208,9 @@ def build_context(
     history = recency.history(branch.repo, sources.repo, branch.indexed_commit)
     about_support = asks_about_support(query)
     final_scores(candidates, similarity, history.ago, SIMILARITY_WEIGHT, about_support)
-    _learned_scores(list(candidates.values()), similarity, history, about_support, content_terms(query), observe)
+    _learned_scores(
+        list(candidates.values()), similarity, history, about_support, content_terms(query), mentions, observe
+    )
     if conflicted:
         warnings.append(f"{conflicted} related symbols with unresolved merge conflicts were left out")
     merge_overloads(candidates)
@@ -226,7 +233,7 @@ def build_context(
         warnings.append(
             f"the entry symbols and the items connecting them need {tokens} tokens, over the budget of {budget_tokens}"
         )
-    items = [_item(c) for c in kept]
+    items = [_item(c) for c in _outlines_after_members(kept)]
     return ContextResult(items=items, order=reading_order(kept, uses), warnings=warnings, tokens=tokens, **result)
 
 
@@ -236,6 +243,7 @@ def _learned_scores(
     history: PathHistory,
     about_support: bool,
     question_words: list[str],
+    mentions: FileMentions,
     observe: Observer | None,
 ) -> None:
     """Rank by the shipped learned model (``learned.py``) when there is one: each candidate's
@@ -244,7 +252,7 @@ def _learned_scores(
     ranker = shipped_ranker() if USE_LEARNED_RANKER else None
     if observe is None and ranker is None:
         return
-    matrix = feature_matrix(candidates, similarity, history, about_support, question_words)
+    matrix = feature_matrix(candidates, similarity, history, about_support, question_words, mentions)
     if observe is not None:
         observe(candidates, matrix)
     if ranker is not None and len(candidates):
@@ -286,6 +294,31 @@ def _fit_budget(candidates: list[Candidate], budget_tokens: int) -> tuple[list[C
     for c in kept:
         c.tokens = estimate_tokens(render_item(_item(c)))
     return kept, len(dropped)
+
+
+def _outlines_after_members(kept: list[Candidate]) -> list[Candidate]:
+    """Rank order, with each class outline right after the best of its methods shown: the
+    outline is the map around the method a question is about, and ahead of it, it took one of
+    the first places from code (two of the top 10 on the tuning half of bench/real_tasks.py).
+    A class the question names keeps its place."""
+    out = list(kept)
+    for c in kept:
+        if not c.outline or c.named or c.qualified:
+            continue
+        at = out.index(c)
+        member = next((i for i in range(at + 1, len(out)) if _inside(out[i], c)), None)
+        if member is not None:
+            out.insert(member, out.pop(at))  # the pop shifts the member up one: it lands after it
+    return out
+
+
+def _inside(item: Candidate, outline: Candidate) -> bool:
+    return (
+        item.path == outline.path
+        and not item.outline
+        and outline.span.start_line <= item.span.start_line
+        and item.span.end_line <= outline.span.end_line
+    )
 
 
 def _fetch_members(stores: RetrievalStores, candidates: dict[str, Candidate]) -> None:

@@ -22,7 +22,7 @@ import numpy as np
 
 from branchgraph.core.languages import is_declaration_path
 from branchgraph.core.lexical import lexical_text
-from branchgraph.retrieval.query import Words, shared_share
+from branchgraph.retrieval.query import FileMentions, Words, shared_share
 from branchgraph.retrieval.ranking import is_support, is_vendored_or_generated
 
 if TYPE_CHECKING:
@@ -59,6 +59,7 @@ FEATURES = (
     # search hit, so graph neighbours and class members have it too.
     "name_words",  # share of its qualified name's words the question says
     "query_words",  # share of the question's words its qualified name says
+    "file_named",  # the question names its file (``in fields.py``, ``the validate module``)
     # (The share of the question's words its path says measured -0.003 in cross-validation.)
 )
 
@@ -98,6 +99,7 @@ def feature_matrix(
     history: PathHistory,
     about_support: bool,
     question_words: list[str],
+    mentions: FileMentions,
 ) -> np.ndarray:
     """One row of ``FEATURES`` per candidate (after ``final_scores``, whose score is the first)."""
     if not candidates:
@@ -148,6 +150,7 @@ def feature_matrix(
                 max((history.cochange(c.path, other) for other in entry_files), default=0.0),
                 shared_share(name_words, question),
                 shared_share(question_words, Words.of(name_words)),
+                float(mentions.name(c.path)),
             ]
         )
     return np.asarray(rows, dtype=np.float64)

@@ -9,7 +9,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from branchgraph.core.lexical import query_terms
+from branchgraph.core.languages import language_for_path
+from branchgraph.core.lexical import is_stopword, query_terms
 
 _CONVENTIONAL_PREFIX = re.compile(
     r"^\s*(?:fix|feat|feature|refactor|perf|chore|docs?|tests?|style|build|ci|revert)(?:\([^)]*\))?!?:\s*",
@@ -63,6 +64,40 @@ def names_symbol(dotted: list[list[str]], kind: str, qualname: str) -> bool:
         elif all(part in parts[:-1] for part in name[:-1]):
             return True
     return False
+
+
+# A file a question names: ``in marshmallow/decorators.py``, ``fields.py``, ``the validate
+# module``. Agents and commit messages say where as often as what.
+_FILE_MENTION = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*[\w-]+\.[A-Za-z]+)\b")
+_MODULE_MENTION = re.compile(r"`?\b([A-Za-z_]\w*)`? (?:module|package)\b")
+
+
+@dataclass(frozen=True, slots=True)
+class FileMentions:
+    """The files a question names: paths (or their trailing parts) and module names."""
+
+    paths: tuple[str, ...]
+    modules: tuple[str, ...]
+
+    @classmethod
+    def of(cls, query: str) -> FileMentions:
+        paths = [m.removeprefix("./") for m in _FILE_MENTION.findall(query) if language_for_path(m) is not None]
+        modules = [m for m in _MODULE_MENTION.findall(query) if not is_stopword(m) and m.lower() not in CHANGE_WORDS]
+        return cls(tuple(dict.fromkeys(paths)), tuple(dict.fromkeys(modules)))
+
+    def __bool__(self) -> bool:
+        return bool(self.paths or self.modules)
+
+    def name(self, path: str) -> bool:
+        """Whether the question names this file: by its path or a trailing part of it, by its
+        module name (the file without its extension), or by its package (a folder on its path)."""
+        if any(path == p or path.endswith("/" + p) for p in self.paths):
+            return True
+        if not self.modules:
+            return False
+        folders, _, file = path.rpartition("/")
+        stem = file.rsplit(".", 1)[0]
+        return any(m == stem or m in folders.split("/") for m in self.modules)
 
 
 def term_weight(term: str) -> float:

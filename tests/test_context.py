@@ -68,7 +68,19 @@ def test_ranking_follows_entry_score_edge_kind_and_distance(indexed_shop, config
     caller = items["tests.test_invoice.TestPayment.test_refund"].score
     assert entry > callee > caller and callee > two_hops
     result = api.context(QUESTION, repo=indexed_shop, config=config)
-    assert [i.score for i in result.items] == sorted((i.score for i in result.items), reverse=True)
+    code = [i.score for i in result.items if not i.outline]
+    assert code == sorted(code, reverse=True)
+    # A class outline comes after the best of its methods shown, else its score places it.
+    for at, item in enumerate(result.items):
+        if not item.outline:
+            continue
+        inside = [n for n, i in enumerate(result.items) if i.path == item.path and item.start_line < i.start_line]
+        inside = [n for n in inside if result.items[n].end_line <= item.end_line and not result.items[n].outline]
+        if inside:
+            assert inside[0] < at, (item.qualname, [i.qualname for i in result.items])
+        else:
+            above = [i.score for i in result.items[:at] if not i.outline]
+            assert all(score >= item.score for score in above)
 
 
 def test_classes_reached_by_expansion_are_outlines_without_repeated_text(indexed_shop, config):
@@ -119,6 +131,14 @@ def test_a_class_entry_is_an_outline_and_its_methods_are_items_of_their_own(inde
         assert (f"def {method}(" in outline) != (f"shop.billing.invoice.Invoice.{method}" in tight_items), method
     shown = [(i.path, line) for i in tight.items if not i.outline for line in range(i.start_line, i.end_line + 1)]
     assert len(shown) == len(set(shown)), "a line of code appears twice"
+
+
+def test_a_question_naming_a_file_brings_that_files_symbols(indexed_shop, config):
+    # No word of the questions is in tax.py's code: only naming the file leads there.
+    tax = "src/shop/billing/tax.py"
+    for question in ("what does billing/tax.py compute", "what does the tax module compute"):
+        items = api.context(question, repo=indexed_shop, config=config).items
+        assert tax in {i.path for i in items[:3]}, (question, [i.qualname for i in items])
 
 
 def test_definitions_come_before_their_users_in_reading_order(indexed_shop, config):

@@ -7,10 +7,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from branchgraph.core.lexical import query_terms
 from branchgraph.ingest.documents import symbol_document
 from branchgraph.retrieval import budget
 from branchgraph.retrieval.learned import FEATURES, shipped_ranker
-from branchgraph.retrieval.query import Words, content_terms, search_text, shared_share, term_weight
+from branchgraph.retrieval.query import FileMentions, Words, content_terms, search_text, shared_share, term_weight
 
 
 def test_commit_phrasing_is_cleaned_from_queries():
@@ -22,6 +23,24 @@ def test_commit_phrasing_is_cleaned_from_queries():
     assert search_text("see https://example.invalid/issue for why parse_url fails") == "see for why parse_url fails"
     assert search_text("where is refund implemented") == "where is refund implemented"
     assert term_weight("fix") < term_weight("refund") == 1.0
+
+
+def test_hyphenated_words_are_also_searched_as_one_identifier():
+    terms = query_terms("Keep the comma under --skip-magic-trailing-comma when an f-string follows (3-4)")
+    assert {"skipmagictrailingcomma", "fstring", "skip", "magic", "string"} <= set(terms)
+    assert "34" not in terms
+
+
+def test_files_a_question_names_by_path_or_module():
+    mentions = FileMentions.of("Type hints for marshmallow/decorators.py and ./src/attr/_funcs.py, see v1.2.3")
+    assert mentions.paths == ("marshmallow/decorators.py", "src/attr/_funcs.py")
+    assert mentions.name("src/marshmallow/decorators.py") and mentions.name("src/attr/_funcs.py")
+    assert not mentions.name("src/marshmallow/fields.py") and not mentions.name("src/xmarshmallow/decorators.py")
+    module = FileMentions.of("Improve types in the validate module; the `cli` package")
+    assert module.modules == ("validate", "cli")
+    assert module.name("src/marshmallow/validate.py") and module.name("src/tool/cli/main.py")
+    assert not module.name("src/marshmallow/validators.py")
+    assert not FileMentions.of("move it to the new module") and not FileMentions.of("version 3.5 of foo.bar")
 
 
 def test_a_class_document_leaves_out_its_members_bodies():

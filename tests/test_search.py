@@ -187,3 +187,20 @@ def test_full_text_reaches_words_only_a_body_holds_and_rare_words_outrank_common
     assert lexical("strip settings value")[0] == "settings.describe"
     # A class's document holds its own lines, not its methods' bodies.
     assert lexical("overdraft limit exceeded")[0] == "models.Account.close"
+
+
+def test_the_files_a_question_names_give_their_symbols_in_source_order(indexed_shop, pg_store):
+    def named(paths=(), modules=(), labels=("Function", "Method", "Class")):
+        rows = pg_store.rows_in_files(indexed_shop.name, "main", paths, modules, labels, 50)
+        return [(row.path, row.qualname) for _, row in rows]
+
+    tax = [("src/shop/billing/tax.py", "shop.billing.tax.rate"), ("src/shop/billing/tax.py", "shop.billing.tax.apply")]
+    assert named(paths=["billing/tax.py"]) == tax == named(paths=["src/shop/billing/tax.py"]) == named(modules=["tax"])
+    assert named(paths=["ax.py"]) == [] and named(modules=["ta"]) == []  # whole path parts only
+    billing = named(modules=["billing"])  # a package: every file under its folder
+    assert {path for path, _ in billing} == {"src/shop/billing/invoice.py", "src/shop/billing/tax.py"}
+    assert named(paths=["billing/invoice.py"], labels=("Class",)) == [
+        ("src/shop/billing/invoice.py", "shop.billing.invoice.Line"),
+        ("src/shop/billing/invoice.py", "shop.billing.invoice.Invoice"),
+    ]
+    assert named() == []
