@@ -7,7 +7,9 @@ branch, updated incrementally from case to case, oldest first) and these are ran
 - ``context``: ``context()`` with an 8,000-token budget, items in rank order;
 - ``fulltext`` / ``vector``: branchgraph's full-text-only and vector-only entry search;
 - ``bm25``: Okapi BM25 (k1 1.2, b 0.75) over every function's and method's own source text,
-  identifier-split as branchgraph's full-text search is, no graph, no vectors;
+  identifier-split as branchgraph's full-text search is, no graph, no vectors; and the same
+  with branchgraph's own length normalisation (``search.BM25_B``), so that tuning it is not
+  counted as a lead over plain text search;
 - ``candidates`` (a diagnostic, not an answer): every candidate ``context()`` ranked, in the
   ranker's order, before assembly folds, outlines and trims them; the gap to ``context`` is
   what assembly loses.

@@ -29,6 +29,7 @@ from golden_run import GOLDEN_SETS, commit_golden_corpus, golden_set, measure_re
 
 from branchgraph import api
 from branchgraph.core.config import Config
+from branchgraph.retrieval.query import FileMentions
 
 LATENCY_QUERIES = 100
 
@@ -107,6 +108,12 @@ def latency(tmp: Path, package: str, version: str) -> None:
             f"(ratio to search: p50 {p50 / s50:.2f}x, p95 {p95 / s95:.2f}x; targets 50 / 150 ms)"
         )
         print(f"items per context (first 10 queries, 6000-token budget): {sizes}")
+        naming = [ms for q, ms in zip(queries, context_ms, strict=True) if FileMentions.of(q)]
+        if naming:
+            print(
+                f"queries naming a file or module (their symbols join the candidates): {len(naming)}, "
+                f"context() median {statistics.median(naming):.1f} ms"
+            )
     finally:
         drop_repo(root, config)
 
