@@ -22,6 +22,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+from collections import Counter
 from pathlib import Path
 
 from branchgraph import api
@@ -73,7 +74,7 @@ def context_name(context: str) -> str:
     return ".".join(parts[module:])
 
 
-def score(name: str, repo: str, tests: str, depth: int, extra: list[str], tmp: Path) -> None:
+def score(name: str, repo: str, tests: str, depth: int, extra: list[str], tmp: Path, dump: Path | None) -> None:
     checkout = tmp / name
     run(["git", "clone", "-q", repo, str(checkout)], tmp)
     venv = tmp / f"{name}-venv"
@@ -92,7 +93,7 @@ def score(name: str, repo: str, tests: str, depth: int, extra: list[str], tmp: P
     if not executed:
         print(f"{name}: no test executed the code (does `pytest {tests}` pass in {checkout}? pin with --pip)")
         return
-    recalls, shares = [], []
+    recalls, shares, rows = [], [], []
     for s in symbols:
         spec = language_for_path(s["path"])
         if spec is None or spec.conventions.is_support_file(s["path"]):
@@ -104,7 +105,17 @@ def score(name: str, repo: str, tests: str, depth: int, extra: list[str], tmp: P
         report = api.impact(checkout, symbols=[s["q"]], depth=depth, config=config)
         chosen = {short(t.qualname, t.path) for t in report.tests}
         recalls.append(len(truth & chosen) / len(truth))
-        shares.append(len(chosen) / len(suite))
+        # The share of the suite measured: tests the selection names outside it (a project's
+        # examples/ with tests of their own) are neither scored nor counted.
+        shares.append(len(chosen & suite) / len(suite))
+        missed = sorted(truth - chosen)
+        evidence = dict(Counter(t.evidence for t in report.tests))
+        rows.append(
+            {"symbol": s["q"], "recall": recalls[-1], "selected": len(chosen), "runs": len(truth), "missed": missed,
+             "evidence": evidence}
+        )  # fmt: skip
+    if dump is not None:
+        dump.write_text(json.dumps(rows, indent=1))
     print(
         f"{name}: {len(suite)} tests, {len(recalls)} covered functions; impact --depth {depth}: mean recall "
         f"{statistics.fmean(recalls):.3f} (median {statistics.median(recalls):.3f}, recall >= 0.9 for "
@@ -119,11 +130,15 @@ def main() -> None:
     parser.add_argument("--tests", default="testing", help="the test folder pytest runs (default: testing)")
     parser.add_argument("--depth", type=int, default=3)
     parser.add_argument("--pip", default="", help="extra requirements for the suite, space-separated ('pytest<8')")
+    parser.add_argument(
+        "--dump", type=Path, help="write each covered function's recall, selection size and missed tests"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="branchgraph-impact-tests-") as tmp:
         for source in args.source:
             name, repo = source.split("=", 1)
-            score(name, repo, args.tests, args.depth, args.pip.split(), Path(tmp))
+            dump = args.dump.with_name(f"{args.dump.stem}-{name}{args.dump.suffix}") if args.dump else None
+            score(name, repo, args.tests, args.depth, args.pip.split(), Path(tmp), dump)
 
 
 if __name__ == "__main__":

@@ -25,7 +25,7 @@ from branchgraph.core.languages import language_named, new_parser, tag_query, ts
 from branchgraph.core.model import content_hash
 
 # Bumped whenever extraction output changes, so caches keyed by blob SHA are invalidated.
-EXTRACTOR_VERSION = 21
+EXTRACTOR_VERSION = 22
 
 _MAX_RAW = 200
 # A call site keeps this many arguments: a route's path and handlers, a client's URL and options.

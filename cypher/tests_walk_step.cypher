@@ -1,5 +1,6 @@
 // One step of the walk that selects the tests to run for a change: from a set of symbols, what
-// runs them. Callers and subclasses (CALLS, INHERITS_FROM), the tests that call them
+// runs them. Callers and subclasses (CALLS, INHERITS_FROM), the methods an override overrides
+// (in-repo) and the callers of a library base's methods, the tests that call them
 // (TESTED_BY), callers whose dangling call names them (`x.save()` may run any `save`: the
 // graph could not tell which), the function a nested function is defined in, and the class of
 // a method that runs without being called by name (`__init__`, `__call__`, `__enter__`, other
@@ -18,8 +19,28 @@ CALL (t) {
   UNION
   MATCH (t)-[:TESTED_BY]->(u) RETURN u
   UNION
-  MATCH (d:Unresolved {repo: $repo, branch: $branch, name: t.name})<-[:CALLS]-(u)
-  WHERE t:Function OR t:Method
+  MATCH (d:Unresolved {repo: $repo, branch: $branch, name: t.name})<-[c:CALLS]-(u)
+  WHERE (t:Function OR t:Method) AND d.reason <> 'external'
+    // `rv.headers.update()` calls a method, `update()` a function: a view named `update` is not
+    // what an unknown receiver's `update` runs.
+    AND (t:Method) = (c.raw CONTAINS '.')
+  RETURN u
+  UNION
+  // An override runs wherever its base's method is called on an instance of the subclass
+  // (`for tag in self.order: tag.check(v)` resolves to JSONTag.check and runs TagDict.check):
+  // the walk goes on from the method it overrides, in any in-repo ancestor.
+  MATCH (c:Class)-[:DEFINES]->(t:Method)
+  MATCH (c)-[:INHERITS_FROM*1..8]->(:Class)-[:DEFINES]->(u:Method {name: t.name})
+  RETURN u
+  UNION
+  // A library's base class calls its subclass's overrides (werkzeug's Client.get calls
+  // FlaskClient.open): a method of a class with a library base (a module's class, not a
+  // builtin) runs wherever that base's methods are called.
+  MATCH (c:Class)-[:DEFINES]->(t:Method)
+  MATCH (c)-[:INHERITS_FROM]->(b:Unresolved {reason: 'external'})
+  WHERE b.raw CONTAINS '.'
+  MATCH (e:Unresolved {repo: $repo, branch: $branch, reason: 'external'})<-[:CALLS]-(u)
+  WHERE e.raw STARTS WITH b.raw + '.'
   RETURN u
   UNION
   MATCH (u)-[:DEFINES]->(t)

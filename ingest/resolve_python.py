@@ -43,6 +43,8 @@ _TYPE_KEYWORDS = frozenset({"None", "True", "False"})
 _PROPERTY = re.compile(r"(?:functools\.)?(?:property|cached_property)")
 _ACCESSOR = re.compile(r"\w+\.(?:setter|deleter)")
 _FIXTURE = re.compile(r"(?:pytest\.)?fixture\b")
+# The ``via`` of the inferred CALLS edge from a test or fixture to a fixture it takes.
+FIXTURE_VIA = "pytest fixture"
 _SELF_TYPE = re.compile(r"(?:\w+\.)?Self")  # typing.Self, te.Self, Self
 # Annotations that stand for their first argument, or for any of their arguments.
 _FIRST_ARGUMENT = frozenset({"Annotated", "Final", "ClassVar", "Required", "NotRequired", "ReadOnly"})
@@ -144,7 +146,7 @@ class PythonResolver(Resolver):
             if d.name not in siblings or not any(_ACCESSOR.fullmatch(x) for x in d.decorators):
                 siblings[d.name] = symbol
                 self._bind(f.path, d.parent, d.name, ("def", symbol))
-            if d.kind == "function" and any(_FIXTURE.match(decorator) for decorator in d.decorators):
+            if _is_fixture(d):
                 where = _directory(f.path) if _file_name(f.path) == "conftest.py" else f.path
                 self.fixtures.setdefault(where, {})[d.name] = symbol
         for imp in f.parsed.imports:
@@ -395,6 +397,10 @@ class PythonResolver(Resolver):
             value = self._resolve_dotted(path, scope, name)
             if isinstance(value, _Sym) and value.symbol.label == "Class":
                 found.add(value if is_class_object else _Inst(value.symbol))
+            elif isinstance(value, _Ext) and not is_class_object and (builtin := _builtin_type(value.name)):
+                # `self.view_functions: dict[str, View]` is a dict: `.get` is the builtin's,
+                # not any in-repo `get` (left unresolved, test selection matched it by name).
+                found.add(_Ext(builtin))
             else:
                 found.add(None)
         return found.pop() if len(found) == 1 else None
@@ -819,6 +825,26 @@ class PythonResolver(Resolver):
                     value = self._resolve_dotted(f.path, scope, name)
                     self._emit_reference(out, f.path, source, edge_type, name, ref.line, value, ("Class", "Interface"))
 
+        if is_support_file(f.path):
+            self._emit_fixture_uses(out, f)
+
+    def _emit_fixture_uses(self, out: SubgraphEmitter, f: ParsedSource) -> None:
+        """A test or fixture runs the fixtures its parameters name: pytest calls them on its
+        behalf (this file's, else the nearest conftest.py's). Without these edges a change to
+        code only a fixture reaches selected none of the tests that use it."""
+        for a in f.parsed.assignments:
+            if a.kind != "parameter" or a.scope is None or a.name in _RECEIVERS:
+                continue
+            user = self.symbols[(f.path, a.scope)]
+            if not (user.is_test or _is_fixture(user.definition)):
+                continue
+            fixture = self._fixture(f.path, a.name)
+            if fixture is not None and fixture.id != user.id:
+                out.inferred(
+                    f.path, Target(user.id, user.label), "CALLS", Target(fixture.id, fixture.label), a.name, a.line,
+                    via=FIXTURE_VIA,
+                )  # fmt: skip
+
     def _emit_import(self, out: SubgraphEmitter, f: ParsedSource, file_target: Target, imp: Import) -> None:
         if imp.name is None:
             target = self._find_module(f, imp.module)
@@ -878,6 +904,10 @@ class PythonResolver(Resolver):
     def _in_test_class(self, symbol: _Symbol) -> bool:
         parent = symbol.definition.parent
         return parent is not None and self.symbols[(symbol.file.path, parent)].is_test
+
+
+def _is_fixture(d: Definition) -> bool:
+    return d.kind == "function" and any(_FIXTURE.match(decorator) for decorator in d.decorators)
 
 
 def resolve_python(
@@ -940,6 +970,18 @@ _BUILTIN_VALUES = frozenset(
     {"str", "int", "float", "bytes", "bytearray", "bool", "complex", "dict", "list", "set", "frozenset", "tuple"}
     | {"open", "range", "memoryview", "object", "Exception", "ValueError", "TypeError", "KeyError", "RuntimeError"}
 )
+
+
+# typing's names for the builtin types (``t.Dict[str, int]`` is a dict).
+_TYPING_BUILTINS = {"Dict": "dict", "List": "list", "Set": "set", "FrozenSet": "frozenset", "Tuple": "tuple"}
+
+
+def _builtin_type(name: str) -> str | None:
+    """The builtin type a library name is (``dict``, ``typing.Dict``), else None."""
+    if name in _BUILTIN_VALUES and name not in ("open", "object"):
+        return name
+    module, _, last = name.rpartition(".")
+    return _TYPING_BUILTINS.get(last) if module in ("typing", "typing_extensions") else None
 
 
 def _passes_through(name: str) -> bool:

@@ -120,6 +120,17 @@ class SubgraphEmitter:
         graph.edges.append(edge)
         return edge
 
+    def inferred(
+        self, path: str, source: Target, edge_type: str, target: Target, raw: str, line: int, *, via: str
+    ) -> None:
+        """An edge no call site writes but the language's run time makes (``via`` says how: a
+        test's parameter naming a pytest fixture)."""
+        self._graphs[path].edges.append(
+            Edge(
+                source.id, source.label, edge_type, target.id, target.label, raw=raw, line=line, inferred=True, via=via
+            )
+        )
+
     def tested_by(self, test_path: str, target: Target, test: Target, raw: str, line: int | None) -> None:
         """``target`` is exercised by the test ``test``; the test's file owns the edge, so it
         changes when the test changes."""

@@ -11,10 +11,12 @@ from test_incremental import assert_equals_fresh_ingest
 
 from branchgraph import api
 from branchgraph.ingest.http_paths import PARAM, ClientPath, client_path, fit, regex_route, route_path
+from branchgraph.ingest.resolve_python import FIXTURE_VIA
 
 
 def _inferred(sources: dict[str, bytes]) -> set[tuple]:
-    return inferred_of_subgraphs(resolve_sources(sources, "web"))
+    """The inferred edges HTTP matching made (not those to the pytest fixtures tests take)."""
+    return {e for e in inferred_of_subgraphs(resolve_sources(sources, "web")) if e[4] != FIXTURE_VIA}
 
 
 def _calls(sources: dict[str, bytes]) -> dict[tuple[str, str], tuple[str | None, float | None]]:

@@ -229,3 +229,52 @@ def test_tests_are_selected_through_calls_names_enclosing_scopes_and_implicit_me
     # No test reaches these: the test file named after the module, else the files importing it.
     assert selected("lib.config.load") == {"tests.test_config.test_nothing_named": "module name"}
     assert selected("lib.orphan.lonely") == {"tests.test_imports.test_imports_orphan": "imports"}
+
+
+FIXTURE_AND_OVERRIDE_REPO = {
+    "lib/__init__.py": "",
+    "lib/store.py": "class Store:\n    def save(self):\n        return 1\n",
+    "lib/tags.py": (
+        "class Tag:\n    def check(self, value):\n        return False\n\n\n"
+        "class DictTag(Tag):\n    def check(self, value):\n        return isinstance(value, dict)\n\n\n"
+        "class Serializer:\n    def __init__(self):\n        self.order: list[Tag] = [DictTag()]\n\n"
+        "    def tag(self, value):\n        for tag in self.order:\n            if tag.check(value):\n"
+        "                return tag\n"
+    ),
+    "tests/__init__.py": "",
+    "tests/conftest.py": (
+        "import pytest\n\nfrom lib.store import Store\n\n\n"
+        "@pytest.fixture\ndef store():\n    return Store()\n\n\n"
+        "@pytest.fixture\ndef filled(store):\n    store.save()\n    return store\n"
+    ),
+    "tests/test_store.py": "def test_uses_a_fixture(filled):\n    assert filled\n",
+    "tests/test_tags.py": (
+        "from lib.tags import Serializer\n\n\ndef test_tagging():\n    assert Serializer().tag({})\n"
+    ),
+}
+
+
+def test_tests_are_selected_through_the_fixtures_they_take_and_the_methods_an_override_overrides(
+    repo_dir: Path, config, graph_store
+):
+    from gitrepo import init_repo
+
+    commit_files(init_repo(repo_dir), FIXTURE_AND_OVERRIDE_REPO)
+    api.ingest(repo_dir, config=config)
+
+    def selected(qualname: str) -> dict[str, str]:
+        return {t.qualname: t.evidence for t in api.impact(repo_dir, symbols=[qualname], config=config).tests}
+
+    # pytest calls `filled` for the test, and `store` for `filled`: inferred CALLS edges.
+    fixture_edges = graph_store.read_query(
+        "MATCH (a {repo: $repo})-[r:CALLS {inferred: true}]->(b) RETURN a.qualname AS a, b.qualname AS b, r.via AS via",
+        {"repo": repo_dir.name},
+    )
+    assert {(r["a"], r["b"], r["via"]) for r in fixture_edges} == {
+        ("tests.test_store.test_uses_a_fixture", "tests.conftest.filled", "pytest fixture"),
+        ("tests.conftest.filled", "tests.conftest.store", "pytest fixture"),
+    }
+    # Reached through the fixture that calls it, not only by the test file's name.
+    assert selected("lib.store.Store.save") == {"tests.test_store.test_uses_a_fixture": "calls"}
+    # `tag.check` resolves to Tag.check; DictTag.check runs there too.
+    assert selected("lib.tags.DictTag.check") == {"tests.test_tags.test_tagging": "calls"}

@@ -548,7 +548,8 @@ def test_what_a_library_or_a_proxy_gives_is_theirs_not_unresolved():
             b"    with connection.cursor() as cursor:\n        cursor.execute('select 1')\n"
             b"    for row in sorted(rows):\n        row.strip()\n    unknown.thing()\n"
             b"    errors = []\n    errors.append(1)\n\n\n"
-            b"def options(*args, **kwargs):\n    kwargs.get('x')\n    args.count(1)\n"
+            b"def options(*args, **kwargs):\n    kwargs.get('x')\n    args.count(1)\n\n\n"
+            b"def typed(*rest: int, **opts: str):\n    opts.pop('y')\n    rest.index(2)\n"
         ),
     }
     reasons = unresolved_of_subgraphs(resolve(sources))
@@ -560,6 +561,8 @@ def test_what_a_library_or_a_proxy_gives_is_theirs_not_unresolved():
     assert reasons["unknown.thing"] == "unresolved"
     # A literal's, `*args`' and `**kwargs`' methods are the builtins'.
     assert reasons["list.append"] == reasons["dict.get"] == reasons["tuple.count"] == "external"
+    # Annotated, they still are: the annotation types each element.
+    assert reasons["dict.pop"] == reasons["tuple.index"] == "external"
 
 
 def test_attributes_an_in_repo_metaclass_may_add_are_dynamic():

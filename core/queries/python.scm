@@ -66,6 +66,9 @@
   right: [(list) (dictionary) (set) (string) (list_comprehension) (dictionary_comprehension)] @assign.literal)
 (function_definition parameters: (parameters [(list_splat_pattern (identifier) @assign.name)
                                               (dictionary_splat_pattern (identifier) @assign.name)] @assign.literal))
+; Annotated ones too: `**options: t.Any` types each value; `options` is a dict all the same.
+(function_definition parameters: (parameters (typed_parameter [(list_splat_pattern (identifier) @assign.name)
+                                                               (dictionary_splat_pattern (identifier) @assign.name)] @assign.literal)))
 ; A function's untyped parameters (typed ones are bound by @reference.param_type): what a caller
 ; passes, decided at run time (calling one is `dynamic`).
 (function_definition parameters: (parameters [(identifier) @assign.name @assign.parameter
