@@ -1,8 +1,10 @@
 """Which tests to run for a change, from static evidence only.
 
 A walk up from the changed symbols through whatever may run them (``cypher/tests_walk_step``:
-callers and subclasses, TESTED_BY, dangling calls by the same bare name, the function a
-nested function lives in, the class of a method the language calls by itself), to any depth;
+callers and subclasses — a test's pytest fixtures among its callees —, TESTED_BY, the method an
+override overrides, the callers of a library base's methods, dangling calls by the same bare
+name, the function a nested function lives in, the class of a method the language calls by
+itself), to any depth;
 every test it reaches is selected, with the path that reached it. A changed symbol from which
 the walk reaches no test falls back to the test files named after its module
 (``tests/test_config.py`` for ``config.py``), else to the test files that import its file
