@@ -1,6 +1,7 @@
 // One step of the walk that selects the tests to run for a change: from a set of symbols, what
 // runs them. Callers and subclasses (CALLS, INHERITS_FROM), the methods an override overrides
-// (in-repo) and the callers of a library base's methods, the tests that call them
+// (in-repo) and the callers of a library base's methods, the tests a set-up method or an
+// autouse fixture runs before, the tests that call them
 // (TESTED_BY), callers whose dangling call names them (`x.save()` may run any `save`: the
 // graph could not tell which), the function a nested function is defined in, and the class of
 // a method that runs without being called by name (`__init__`, `__call__`, `__enter__`, other
@@ -9,6 +10,7 @@
 // param branch: branch name
 // param ids: node ids of functions, methods or classes (a list)
 // param implicit: method names the language calls by itself (a list) [default: []]
+// param setups: set-up method names a test framework runs before each test of the class (a list) [default: []]
 UNWIND $ids AS id
 CALL (id) {
   MATCH (t:Function {id: id}) RETURN t UNION MATCH (t:Method {id: id}) RETURN t
@@ -41,6 +43,28 @@ CALL (t) {
   WHERE b.raw CONTAINS '.'
   MATCH (e:Unresolved {repo: $repo, branch: $branch, reason: 'external'})<-[:CALLS]-(u)
   WHERE e.raw STARTS WITH b.raw + '.'
+  RETURN u
+  UNION
+  // A test class's set-up runs before each of its tests (and its subclasses' tests): unittest's
+  // setUp/setUpClass, django's setUpTestData, pytest's setup_method/setup_class.
+  MATCH (c:Class)-[:DEFINES]->(t:Method)
+  WHERE t.name IN $setups
+  MATCH (sub:Class)-[:INHERITS_FROM*0..6]->(c)
+  MATCH (sub)-[:DEFINES]->(u:Method)
+  WHERE u.is_test
+  RETURN u
+  UNION
+  // An autouse fixture runs for every test in its scope: the tests of its file, or of the
+  // folder of the conftest.py that defines it.
+  MATCH (t:Function)
+  WHERE any(d IN coalesce(t.decorators, []) WHERE d CONTAINS 'fixture' AND d CONTAINS 'autouse=True')
+  WITH t, CASE WHEN t.path ENDS WITH 'conftest.py' THEN left(t.path, size(t.path) - size('conftest.py'))
+              ELSE t.path END AS scope
+  CALL (scope) {
+    MATCH (u:Function {repo: $repo, branch: $branch}) WHERE u.is_test AND u.path STARTS WITH scope RETURN u
+    UNION
+    MATCH (u:Method {repo: $repo, branch: $branch}) WHERE u.is_test AND u.path STARTS WITH scope RETURN u
+  }
   RETURN u
   UNION
   MATCH (u)-[:DEFINES]->(t)

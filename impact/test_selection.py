@@ -2,9 +2,9 @@
 
 A walk up from the changed symbols through whatever may run them (``cypher/tests_walk_step``:
 callers and subclasses — a test's pytest fixtures among its callees —, TESTED_BY, the method an
-override overrides, the callers of a library base's methods, dangling calls by the same bare
-name, the function a nested function lives in, the class of a method the language calls by
-itself), to any depth;
+override overrides, the callers of a library base's methods, the tests a set-up method or an
+autouse fixture runs before, dangling calls by the same bare name, the function a nested
+function lives in, the class of a method the language calls by itself), to any depth;
 every test it reaches is selected, with the path that reached it. A changed symbol from which
 the walk reaches no test falls back to the test files named after its module
 (``tests/test_config.py`` for ``config.py``), else to the test files that import its file
@@ -36,6 +36,12 @@ IMPLICIT_METHODS = (
     "__bool__ __repr__ __str__ __format__ __get__ __set__ __set_name__ __del__ __await__ __missing__ "
     "__class_getitem__ __fspath__ __index__ __int__ __float__ __add__ __sub__ __mul__ __truediv__ __or__ "
     "__and__ __reduce__ __copy__ __deepcopy__"
+).split()
+# Set-up methods a test framework runs before each test of their class (unittest, django,
+# pytest's xunit style): what they call runs for every one of those tests.
+SETUP_METHODS = (
+    "setUp asyncSetUp setUpClass setUpTestData tearDown asyncTearDown tearDownClass "
+    "setup_method setup_class teardown_method teardown_class"
 ).split()
 # The walk stops growing past this many symbols: a change to a core function of a large
 # repository reaches most of it, and following it to the end costs seconds (django's
@@ -92,7 +98,13 @@ def select_tests(graph: GraphReader, repo: str, branch: str, start: dict[str, st
             break
         rows = graph.named_query(
             "tests_walk_step",
-            {"repo": repo, "branch": branch, "ids": sorted(frontier), "implicit": IMPLICIT_METHODS},
+            {
+                "repo": repo,
+                "branch": branch,
+                "ids": sorted(frontier),
+                "implicit": IMPLICIT_METHODS,
+                "setups": SETUP_METHODS,
+            },
             limit=STEP_ROWS,
         )
         if len(rows) >= STEP_ROWS:

@@ -148,7 +148,7 @@ class PythonResolver(Resolver):
                 self._bind(f.path, d.parent, d.name, ("def", symbol))
             if _is_fixture(d):
                 where = _directory(f.path) if _file_name(f.path) == "conftest.py" else f.path
-                self.fixtures.setdefault(where, {})[d.name] = symbol
+                self.fixtures.setdefault(where, {})[_fixture_name(d)] = symbol
         for imp in f.parsed.imports:
             self._bind_import(f, imp)
         for a in f.parsed.assignments:
@@ -908,6 +908,18 @@ class PythonResolver(Resolver):
 
 def _is_fixture(d: Definition) -> bool:
     return d.kind == "function" and any(_FIXTURE.match(decorator) for decorator in d.decorators)
+
+
+_FIXTURE_NAMED = re.compile(r"""fixture\(.*\bname\s*=\s*["'](\w+)["']""")
+
+
+def _fixture_name(d: Definition) -> str:
+    """The name tests ask a fixture by: ``@pytest.fixture(name="app")``'s, else the function's."""
+    for decorator in d.decorators:
+        named = _FIXTURE_NAMED.search(decorator)
+        if named:
+            return named.group(1)
+    return d.name
 
 
 def resolve_python(

@@ -245,18 +245,26 @@ FIXTURE_AND_OVERRIDE_REPO = {
     "tests/conftest.py": (
         "import pytest\n\nfrom lib.store import Store\n\n\n"
         "@pytest.fixture\ndef store():\n    return Store()\n\n\n"
-        "@pytest.fixture\ndef filled(store):\n    store.save()\n    return store\n"
+        "@pytest.fixture\ndef filled(store):\n    store.save()\n    return store\n\n\n"
+        '@pytest.fixture(name="shop")\ndef shop_fixture():\n    return Store()\n'
     ),
-    "tests/test_store.py": "def test_uses_a_fixture(filled):\n    assert filled\n",
+    "tests/test_store.py": (
+        "def test_uses_a_fixture(filled):\n    assert filled\n\n\ndef test_uses_a_renamed_fixture(shop):\n    assert shop\n"
+    ),
+    "lib/db.py": "def connect():\n    return 1\n\n\ndef reset():\n    return 0\n",
+    "tests/test_db.py": (
+        "import unittest\n\nimport pytest\n\nfrom lib.db import connect, reset\n\n\n"
+        "@pytest.fixture(autouse=True)\ndef clean():\n    reset()\n\n\n"
+        "class BaseCase(unittest.TestCase):\n    def setUp(self):\n        self.conn = connect()\n\n\n"
+        "class TestQueries(BaseCase):\n    def test_select(self):\n        assert self.conn\n"
+    ),
     "tests/test_tags.py": (
         "from lib.tags import Serializer\n\n\ndef test_tagging():\n    assert Serializer().tag({})\n"
     ),
 }
 
 
-def test_tests_are_selected_through_the_fixtures_they_take_and_the_methods_an_override_overrides(
-    repo_dir: Path, config, graph_store
-):
+def test_tests_are_selected_through_fixtures_overrides_and_set_up(repo_dir: Path, config, graph_store):
     from gitrepo import init_repo
 
     commit_files(init_repo(repo_dir), FIXTURE_AND_OVERRIDE_REPO)
@@ -273,8 +281,13 @@ def test_tests_are_selected_through_the_fixtures_they_take_and_the_methods_an_ov
     assert {(r["a"], r["b"], r["via"]) for r in fixture_edges} == {
         ("tests.test_store.test_uses_a_fixture", "tests.conftest.filled", "pytest fixture"),
         ("tests.conftest.filled", "tests.conftest.store", "pytest fixture"),
+        ("tests.test_store.test_uses_a_renamed_fixture", "tests.conftest.shop_fixture", "pytest fixture"),
     }
     # Reached through the fixture that calls it, not only by the test file's name.
     assert selected("lib.store.Store.save") == {"tests.test_store.test_uses_a_fixture": "calls"}
     # `tag.check` resolves to Tag.check; DictTag.check runs there too.
     assert selected("lib.tags.DictTag.check") == {"tests.test_tags.test_tagging": "calls"}
+    # A base class's setUp runs before each test of its subclasses; an autouse fixture before
+    # each test in its scope.
+    assert selected("lib.db.connect") == {"tests.test_db.TestQueries.test_select": "calls"}
+    assert selected("lib.db.reset") == {"tests.test_db.TestQueries.test_select": "calls"}
