@@ -45,6 +45,8 @@ _ACCESSOR = re.compile(r"\w+\.(?:setter|deleter)")
 _FIXTURE = re.compile(r"(?:pytest\.)?fixture\b")
 # The ``via`` of the inferred CALLS edge from a test or fixture to a fixture it takes.
 FIXTURE_VIA = "pytest fixture"
+_USEFIXTURES = re.compile(r"(?:pytest\.)?mark\.usefixtures\(")
+_QUOTED = re.compile(r"""["'](\w+)["']""")
 _SELF_TYPE = re.compile(r"(?:\w+\.)?Self")  # typing.Self, te.Self, Self
 # Annotations that stand for their first argument, or for any of their arguments.
 _FIRST_ARGUMENT = frozenset({"Annotated", "Final", "ClassVar", "Required", "NotRequired", "ReadOnly"})
@@ -832,16 +834,27 @@ class PythonResolver(Resolver):
         """A test or fixture runs the fixtures its parameters name: pytest calls them on its
         behalf (this file's, else the nearest conftest.py's). Without these edges a change to
         code only a fixture reaches selected none of the tests that use it."""
+        uses: list[tuple[_Symbol, str, int]] = []
         for a in f.parsed.assignments:
-            if a.kind != "parameter" or a.scope is None or a.name in _RECEIVERS:
+            if a.kind == "parameter" and a.scope is not None and a.name not in _RECEIVERS:
+                user = self.symbols[(f.path, a.scope)]
+                if user.is_test or _is_fixture(user.definition):
+                    uses.append((user, a.name, a.line))
+        # `@pytest.mark.usefixtures("db")` on a test, or on a class for each of its tests.
+        for index, d in enumerate(f.parsed.definitions):
+            names = [
+                n for decorator in d.decorators if _USEFIXTURES.match(decorator) for n in _QUOTED.findall(decorator)
+            ]
+            if not names:
                 continue
-            user = self.symbols[(f.path, a.scope)]
-            if not (user.is_test or _is_fixture(user.definition)):
-                continue
-            fixture = self._fixture(f.path, a.name)
+            symbol = self.symbols[(f.path, index)]
+            users = [symbol] if d.kind == "function" else list(self.children.get((f.path, index), {}).values())
+            uses.extend((user, name, d.start_line) for user in users if user.is_test for name in names)
+        for user, name, line in uses:
+            fixture = self._fixture(f.path, name)
             if fixture is not None and fixture.id != user.id:
                 out.inferred(
-                    f.path, Target(user.id, user.label), "CALLS", Target(fixture.id, fixture.label), a.name, a.line,
+                    f.path, Target(user.id, user.label), "CALLS", Target(fixture.id, fixture.label), name, line,
                     via=FIXTURE_VIA,
                 )  # fmt: skip
 

@@ -249,7 +249,9 @@ FIXTURE_AND_OVERRIDE_REPO = {
         '@pytest.fixture(name="shop")\ndef shop_fixture():\n    return Store()\n'
     ),
     "tests/test_store.py": (
-        "def test_uses_a_fixture(filled):\n    assert filled\n\n\ndef test_uses_a_renamed_fixture(shop):\n    assert shop\n"
+        "import pytest\n\n\ndef test_uses_a_fixture(filled):\n    assert filled\n\n\n"
+        "def test_uses_a_renamed_fixture(shop):\n    assert shop\n\n\n"
+        "@pytest.mark.usefixtures('filled')\nclass TestMarked:\n    def test_marked(self):\n        assert True\n"
     ),
     "lib/db.py": "def connect():\n    return 1\n\n\ndef reset():\n    return 0\n",
     "tests/test_db.py": (
@@ -282,9 +284,13 @@ def test_tests_are_selected_through_fixtures_overrides_and_set_up(repo_dir: Path
         ("tests.test_store.test_uses_a_fixture", "tests.conftest.filled", "pytest fixture"),
         ("tests.conftest.filled", "tests.conftest.store", "pytest fixture"),
         ("tests.test_store.test_uses_a_renamed_fixture", "tests.conftest.shop_fixture", "pytest fixture"),
+        ("tests.test_store.TestMarked.test_marked", "tests.conftest.filled", "pytest fixture"),
     }
     # Reached through the fixture that calls it, not only by the test file's name.
-    assert selected("lib.store.Store.save") == {"tests.test_store.test_uses_a_fixture": "calls"}
+    assert selected("lib.store.Store.save") == {
+        "tests.test_store.test_uses_a_fixture": "calls",
+        "tests.test_store.TestMarked.test_marked": "calls",
+    }
     # `tag.check` resolves to Tag.check; DictTag.check runs there too.
     assert selected("lib.tags.DictTag.check") == {"tests.test_tags.test_tagging": "calls"}
     # A base class's setUp runs before each test of its subclasses; an autouse fixture before
