@@ -125,8 +125,16 @@ class SourceAtCommit:
     def __init__(self, repo: Path):
         self.repo = repo
         self._by_blob: dict[str, tuple[list[str], list[tuple[int, int, Counter[str], int]]]] = {}
+        self._files: dict[str, list[tuple[str, str]]] = {}
 
     def files(self, commit: str) -> list[tuple[str, str]]:
+        """The parsed-language blobs of a commit (listed once per commit: both BM25 baselines and
+        the text lengths ask for them)."""
+        if commit not in self._files:
+            self._files[commit] = self._list(commit)
+        return self._files[commit]
+
+    def _list(self, commit: str) -> list[tuple[str, str]]:
         out = []
         for line in git(self.repo, "ls-tree", "-r", commit).splitlines():
             meta, path = line.split("\t", 1)

@@ -66,6 +66,35 @@ class SearchHit:
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
+    @classmethod
+    def of_row(
+        cls,
+        node_id: str,
+        row: NodeRow,
+        span: SymbolSpan | None,
+        score: float,
+        *,
+        dense_rank: int | None = None,
+        lexical_rank: int | None = None,
+        exact: bool = False,
+        lexical_score: float | None = None,
+    ) -> SearchHit:
+        """A hit on ``row`` at ``span`` (None: the graph has no span for it)."""
+        return cls(
+            id=node_id,
+            kind=row.label,
+            qualname=row.qualname,
+            path=row.path,
+            start_line=span.start_line if span else None,
+            end_line=span.end_line if span else None,
+            score=score,
+            dense_rank=dense_rank,
+            lexical_rank=lexical_rank,
+            exact=exact,
+            has_conflict=span.has_conflict if span else False,
+            lexical_score=lexical_score,
+        )
+
 
 def search(
     query: str,
@@ -121,18 +150,14 @@ def search(
         fused[node_id] += EXACT_WEIGHT / (RRF_K + 1)
     best = sorted(fused, key=lambda i: (-fused[i], rows[i].qualname))[:k]
     return [
-        SearchHit(
-            id=node_id,
-            kind=rows[node_id].label,
-            qualname=rows[node_id].qualname,
-            path=rows[node_id].path,
-            start_line=span.start_line if span else None,
-            end_line=span.end_line if span else None,
-            score=round(fused[node_id], 6),
+        SearchHit.of_row(
+            node_id,
+            rows[node_id],
+            span,
+            round(fused[node_id], 6),
             dense_rank=ranks[node_id].get("dense"),
             lexical_rank=ranks[node_id].get("lexical"),
             exact=node_id in exact,
-            has_conflict=span.has_conflict if span else False,
             lexical_score=bm25.get(node_id),
         )
         for node_id, span in zip(best, _spans(stores, best, rows), strict=True)
@@ -155,19 +180,7 @@ def named_file_hits(mentions: FileMentions, branch: IndexedBranch, stores: Retri
     by_id = dict(rows)
     ids = list(by_id)
     return [
-        SearchHit(
-            id=node_id,
-            kind=row.label,
-            qualname=row.qualname,
-            path=row.path,
-            start_line=span.start_line if span else None,
-            end_line=span.end_line if span else None,
-            score=0.0,
-            dense_rank=None,
-            lexical_rank=None,
-            exact=False,
-            has_conflict=span.has_conflict if span else False,
-        )
+        SearchHit.of_row(node_id, row, span, 0.0)
         for (node_id, row), span in zip(rows, _spans(stores, ids, by_id), strict=True)
     ]
 

@@ -248,11 +248,8 @@ def test_a_go_history_matches_fresh_ingests(repo_dir, config, graph_store, pg_st
     assert_equals_fresh_ingest(repo_dir, "main", config, graph_store, pg_store)
 
     store = "svc/internal/orders/store.go"
-    tree = {**tree, store: tree[store].replace(b"\tSave(order *Order) error", b"\tPut(order *Order) error")}
-    commit_files(repo, tree)
-    update = api.ingest(repo_dir, config=config)
-    assert update.work["files_re_resolved"] >= 1  # service.go did not change; its call did
-    assert edge_of(graph_store, repo_dir.name, "main", place, "s.store.Save")["resolved"] is False
+    rename = (b"\tSave(order *Order) error", b"\tPut(order *Order) error")
+    tree = _rename_and_dangle(repo, repo_dir, config, graph_store, tree, store, rename, place, "s.store.Save")
     implements = graph_store.read_query(
         "MATCH (:Class {repo: $repo, branch: 'main', qualname: 'svc/internal/orders.MemStore'})-[:IMPLEMENTS]->(i) "
         "RETURN i.qualname AS i",
@@ -265,6 +262,17 @@ def test_a_go_history_matches_fresh_ingests(repo_dir, config, graph_store, pg_st
     commit_files(repo, feature, branch="feature")
     assert api.ingest(repo_dir, branch="feature", config=config).strategy == "branch-off"
     assert_equals_fresh_ingest(repo_dir, "feature", config, graph_store, pg_store)
+
+
+def _rename_and_dangle(repo, repo_dir, config, graph_store, tree, path, rename, caller, raw):
+    """Commit ``path`` with an interface method renamed (``rename``: old, new) and check that the
+    unchanged caller's file was re-resolved and its call ``raw`` dangles; the new tree."""
+    tree = {**tree, path: tree[path].replace(*rename)}
+    commit_files(repo, tree)
+    update = api.ingest(repo_dir, config=config)
+    assert update.work["files_re_resolved"] >= 1  # the caller's file did not change; its call did
+    assert edge_of(graph_store, repo_dir.name, "main", caller, raw)["resolved"] is False
+    return tree
 
 
 def test_a_java_history_matches_fresh_ingests(repo_dir, config, graph_store, pg_store, javashop_sources, shop_sources):
@@ -281,11 +289,8 @@ def test_a_java_history_matches_fresh_ingests(repo_dir, config, graph_store, pg_
     assert_equals_fresh_ingest(repo_dir, "main", config, graph_store, pg_store)
 
     store = "jvm/src/main/java/com/shop/store/OrderStore.java"
-    tree = {**tree, store: tree[store].replace(b"void save(Order order);", b"void put(Order order);")}
-    commit_files(repo, tree)
-    update = api.ingest(repo_dir, config=config)
-    assert update.work["files_re_resolved"] >= 1  # OrderService.java did not change; its call did
-    assert edge_of(graph_store, repo_dir.name, "main", place, "store.save")["resolved"] is False
+    rename = (b"void save(Order order);", b"void put(Order order);")
+    tree = _rename_and_dangle(repo, repo_dir, config, graph_store, tree, store, rename, place, "store.save")
     assert_equals_fresh_ingest(repo_dir, "main", config, graph_store, pg_store)
 
     order = "jvm/src/main/java/com/shop/model/Order.java"

@@ -11,6 +11,11 @@ def resolve(sources: dict[str, bytes], branch: str = "main", repo: str = "shop")
     return resolve_sources(sources, repo, branch)
 
 
+def calls_of(graph) -> dict[tuple[str, str], bool]:
+    """(caller, callee or raw text) -> whether the CALLS edge resolved."""
+    return {(a, b): ok for a, t, b, ok in edges_of_subgraphs(graph) if t == "CALLS"}
+
+
 @pytest.fixture
 def shop_graph(shop_sources):
     return resolve(shop_sources)
@@ -216,7 +221,7 @@ def test_attributes_a_class_answers_through_getattr_are_dynamic():
     }
     graph = resolve(sources)
     reasons = unresolved_of_subgraphs(graph)
-    edges = {(a, b): ok for a, t, b, ok in edges_of_subgraphs(graph) if t == "CALLS"}
+    edges = calls_of(graph)
     assert edges[("app.work", "db.ConnectionProxy.close")] is True  # what it defines still resolves
     assert reasons["connection.cursor"] == "dynamic"
     assert reasons["connection.cursor().execute"] == "dynamic"  # whatever it answers, too
@@ -233,7 +238,7 @@ def test_a_partial_calls_the_function_it_wraps():
         ),
         "app.py": b"from urls.conf import path, re_path\n\n\ndef urls():\n    return [path('a/', 1), re_path('b', 2)]\n",
     }
-    edges = {(a, b): ok for a, t, b, ok in edges_of_subgraphs(resolve(sources)) if t == "CALLS"}
+    edges = calls_of(resolve(sources))
     assert edges[("app.urls", "urls.conf._path")] is True
 
 
@@ -246,7 +251,7 @@ def test_members_are_found_in_c3_order_so_a_sibling_override_beats_the_shared_ba
             b"class Page(LoginMixin, TemplateView):\n    def get(self):\n        self.setup()\n        return self.render()\n"
         )
     }
-    edges = {(a, b) for a, t, b, ok in edges_of_subgraphs(resolve(sources)) if t == "CALLS" and ok}
+    edges = {pair for pair, ok in calls_of(resolve(sources)).items() if ok}
     # Depth-first would find View.render through LoginMixin; Python's MRO is Page, LoginMixin,
     # TemplateView, View.
     assert ("views.Page.get", "views.TemplateView.render") in edges
@@ -480,7 +485,7 @@ def test_a_project_inside_the_repository_imports_its_own_packages():
         ),
         "scripts/tools/use.py": b"import typing\n\n\ndef use():\n    typing.cast(int, 1)\n",
     }
-    edges = {(a, b): ok for a, t, b, ok in edges_of_subgraphs(resolve(sources)) if t == "CALLS"}
+    edges = calls_of(resolve(sources))
     test = "examples.tutorial.tests.test_db.test_db"
     assert edges[(test, "examples.tutorial.flaskr.create_app")] is True
     assert edges[(test, "examples.tutorial.flaskr.db.get_db")] is True
@@ -516,7 +521,7 @@ def use():
     build().save()
 """,
     }
-    edges = {(a, b): ok for a, t, b, ok in edges_of_subgraphs(resolve(sources)) if t == "CALLS"}
+    edges = calls_of(resolve(sources))
     assert edges[("m.use", "m.build")] is True  # not the wrapper
     assert edges[("m.use", "m.Store.save")] is True  # and its annotation still types the result
 
@@ -580,7 +585,7 @@ def test_attributes_an_in_repo_metaclass_may_add_are_dynamic():
     reasons = unresolved_of_subgraphs(graph)
     assert reasons["Author.objects.create"] == "dynamic"  # ModelBase may have added `objects`
     assert reasons["Shape.objects.create"] == "unresolved"  # a library's metaclass says nothing
-    edges = {(a, b): ok for a, t, b, ok in edges_of_subgraphs(graph) if t == "CALLS"}
+    edges = calls_of(graph)
     assert edges[("orm.use", "orm.Model.save")] is True  # what the classes define still resolves
 
 
@@ -608,7 +613,7 @@ def test_an_untyped_parameter_shadows_and_calling_it_is_dynamic():
         )
     }
     graph = resolve(sources)
-    edges = {(a, b) for a, t, b, ok in edges_of_subgraphs(graph) if t == "CALLS" and ok}
+    edges = {pair for pair, ok in calls_of(graph).items() if ok}
     # `old_f` is the parameter or the nested def: a guess, so no edge to either f.
     assert not {e for e in edges if e[0].startswith("deco.wrap")}
     assert unresolved_of_subgraphs(graph)["handler"] == "dynamic"  # runs what the caller passed
@@ -623,7 +628,7 @@ def test_a_factory_returning_a_function_calls_that_function():
         ),
         "forms.py": b"from functional import gettext_lazy as _\n\n\ndef label():\n    return _('Name')\n",
     }
-    edges = {(a, b): ok for a, t, b, ok in edges_of_subgraphs(resolve(sources)) if t == "CALLS"}
+    edges = calls_of(resolve(sources))
     assert edges[("forms.label", "functional.lazy.__wrapper__")] is True
 
 
