@@ -15,6 +15,7 @@ from typing import Any
 
 from branchgraph.core.extract import Definition
 from branchgraph.core.model import Edge, FileSubgraph, node_id
+from branchgraph.ingest.read_log import ReadKey, ReadLog, TaggedTable, TrackedTable
 from branchgraph.ingest.subgraphs import ParsedSource, SubgraphEmitter, SymbolNode, Target
 
 
@@ -67,26 +68,44 @@ _NAME = re.compile(r"[A-Za-z_$][\w$]*")
 # How deep a chain of base classes is followed (a cycle or a generated tower ends there).
 MAX_BASE_DEPTH = 25
 
+_MISSING = object()
+
 
 class Resolver:
     """The commit's files and symbols, bindings per (path, scope), instance attributes per
     class, what each function returns, and memoised resolution."""
 
+    # Whether what resolving each file reads is logged (``ingest.read_log``), so an update
+    # re-resolves only the files a change can reach; a resolver without it re-resolves all.
+    TRACKS_READS = False
+
     def __init__(self, repo: str, branch: str, files: list[ParsedSource]):
         self.repo = repo
         self.branch = branch
         self.files = files
-        self._files_by_path = {f.path: f for f in files}
-        self.file_ids: dict[str, str] = {}
-        self.symbols: dict[tuple[str, int], ResolvedSymbol] = {}
-        self.children: dict[tuple[str, int | None], dict[str, ResolvedSymbol]] = {}
-        self.bindings: dict[tuple[str, int | None], dict[str, Binding]] = {}
+        self.reads = ReadLog() if self.TRACKS_READS else None
+        self._files_by_path: dict[str, ParsedSource] = self._path_table()
+        self._files_by_path.update((f.path, f) for f in files)
+        self.file_ids: dict[str, str] = self._path_table()
+        self.symbols: dict[tuple[str, int], ResolvedSymbol] = self._table()
+        self.children: dict[tuple[str, int | None], dict[str, ResolvedSymbol]] = self._table()
+        self.bindings: dict[tuple[str, int | None], dict[str, Binding]] = self._table()
         # (path, class index) -> instance attribute -> what its assignments bind
-        self.attributes: dict[tuple[str, int], dict[str, list[Binding]]] = {}
+        self.attributes: dict[tuple[str, int], dict[str, list[Binding]]] = self._table()
         # (path, function index) -> what its return (and yield) statements give
-        self.returns: dict[tuple[str, int], list[Binding]] = {}
+        self.returns: dict[tuple[str, int], list[Binding]] = self._table()
         self._cache: dict[tuple, Any] = {}
         self._in_progress: set[tuple] = set()
+        # path -> what resolving its references read (filled by ``build``)
+        self.file_reads: dict[str, set[ReadKey]] = {}
+
+    def _table(self) -> dict:
+        """A table keyed by (path, ...): its reads are logged when the resolver tracks them."""
+        return TrackedTable(self.reads) if self.reads is not None else {}
+
+    def _path_table(self, tag: str | None = None) -> dict:
+        """A table keyed by one name, logged as that path (or under ``tag``)."""
+        return TaggedTable(self.reads, tag) if self.reads is not None else {}
 
     def _add_symbol(
         self, f: ParsedSource, index: int, label: str, qualname: str, seen: Counter[tuple[str, str]]
@@ -199,13 +218,16 @@ class Resolver:
             return
         table[name] = binding
 
-    def _memo(self, key: tuple, compute: Callable[[], Any]) -> Any:
+    def _memo(self, key: tuple, compute: Callable[[], Any], reentry: Any = None) -> Any:
         """Cache a resolution; one that re-enters itself (an import cycle, a function
-        returning its own call) finds nothing."""
+        returning its own call) finds ``reentry`` (nothing)."""
+        log = self.reads
+        if log is not None:
+            return self._memo_logged(log, key, compute, reentry)
         if key in self._cache:
             return self._cache[key]
         if key in self._in_progress:
-            return None
+            return reentry
         self._in_progress.add(key)
         try:
             value = compute()
@@ -213,6 +235,41 @@ class Resolver:
             self._in_progress.discard(key)
         self._cache[key] = value
         return value
+
+    def _memo_logged(self, log: ReadLog, key: tuple, compute: Callable[[], Any], reentry: Any) -> Any:
+        """``_memo`` that keeps each answer's reads with it, and memoises no answer that
+        depended on a cycle entered further out (``ingest.read_log``)."""
+        cached = self._cache.get(key, _MISSING)
+        if cached is not _MISSING:
+            value, reads = cached
+            log.update(reads)
+            return value
+        if key in self._in_progress:
+            log.hit_in_progress(key)
+            return reentry
+        self._in_progress.add(key)
+        log.push()
+        try:
+            value = compute()
+        finally:
+            self._in_progress.discard(key)
+            reads, taints = log.pop()
+        taints.discard(key)
+        if not taints:
+            self._cache[key] = (value, frozenset(reads))
+        return value
+
+    def _logged(self, compute: Callable[..., Any], *args: Any) -> tuple[Any, set[ReadKey]]:
+        """``compute(*args)`` and what it read (nothing when reads are not tracked)."""
+        log = self.reads
+        if log is None:
+            return compute(*args), set()
+        log.push()
+        try:
+            value = compute(*args)
+        finally:
+            reads, _ = log.pop()
+        return value, reads
 
     def _agreed(self, path: str, bindings: list[Binding]) -> Any:
         """The one value every binding gives, or None when they disagree."""
@@ -309,14 +366,22 @@ class Resolver:
         """Who defines ``symbol`` when that is not its lexical parent (None: the parent)."""
         return None
 
-    def build(self) -> list[FileSubgraph]:
-        """Nodes and owned edges for every file."""
-        emitter = SubgraphEmitter(self.repo, self.branch, self.files)
-        for f in self.files:
+    def build(self, paths: set[str] | None = None) -> list[FileSubgraph]:
+        """Nodes and owned edges for every file (or only those of ``paths``); what each
+        file's resolution read goes to ``file_reads``."""
+        files = self.files if paths is None else [f for f in self.files if f.path in paths]
+        emitter = SubgraphEmitter(self.repo, self.branch, files)
+        for f in files:
             file_id = self.file_ids[f.path]
             emitter.file(f, file_id, self._module_qualname(f.path))
             symbols = [self.symbols[(f.path, index)] for index in range(len(f.parsed.definitions))]
             nodes = [SymbolNode(s.id, s.label, s.qualname, s.is_test, self._definer(s)) for s in symbols]
             emitter.definitions(f, nodes, file_id)
-            self._emit_references(f, emitter, Target(file_id, "File"))
+            _, reads = self._logged(self._emit_references, f, emitter, Target(file_id, "File"))
+            if self.reads is not None:
+                self.file_reads[f.path] = self._file_dependencies(f, reads)
         return emitter.subgraphs()
+
+    def _file_dependencies(self, f: ParsedSource, reads: set[ReadKey]) -> set[ReadKey]:
+        """Everything a file's subgraph depends on, given what resolving it read."""
+        return reads | {f.path}

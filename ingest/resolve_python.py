@@ -24,8 +24,9 @@ from dataclasses import dataclass
 
 from branchgraph.core.extract import Assignment, Definition, Import
 from branchgraph.core.languages.python import is_support_file, is_test_file
-from branchgraph.core.model import Edge, FileSubgraph, node_id
+from branchgraph.core.model import BRANCH_PREFIX_LEN, Edge, FileSubgraph, node_id
 from branchgraph.ingest.python_modules import BUILTIN_NAMES, absolute_module, module_name, package_of
+from branchgraph.ingest.read_log import FIXTURES, MODULE, SUBCLASSES, ModuleTable, ReadKey, TaggedSet
 from branchgraph.ingest.resolution import MAX_BASE_DEPTH, Binding, Resolver
 from branchgraph.ingest.resolution import External as _Ext
 from branchgraph.ingest.resolution import Instance as _Inst
@@ -94,38 +95,41 @@ class PythonResolver(Resolver):
     """Resolves all Python files of one commit of one branch."""
 
     TYPE_LABELS = ("Class",)
+    TRACKS_READS = True
 
     def __init__(self, repo: str, branch: str, files: list[ParsedSource]):
         super().__init__(repo, branch, files)
-        self.modules: dict[str, ParsedSource] = {}
+        log = self.reads
+        assert log is not None  # TRACKS_READS
+        self.modules: dict[str, ParsedSource] = ModuleTable(log, MODULE)
         for f in sorted(files, key=lambda f: f.path.endswith(".pyi")):
             self.modules.setdefault(module_name(f.path), f)
         # Every dotted prefix of an in-repo module, so `import a.b` binds a known `a`.
-        self.module_prefixes: set[str] = set()
+        self.module_prefixes: set[str] = TaggedSet(log, MODULE)
         for name in self.modules:
             parts = name.split(".")
             for i in range(1, len(parts) + 1):
                 self.module_prefixes.add(".".join(parts[:i]))
-        self.wildcards: dict[str, list[str]] = {}
-        self._bases: dict[str, list[tuple[str, int, _Value]]] = {}
-        self._base_refs: dict[tuple[str, int | None], list] = {}
+        self.wildcards: dict[str, list[str]] = self._path_table()
+        self._base_refs: dict[tuple[str, int | None], list] = self._table()
         # (path, function index) -> its return annotation
-        self.return_types: dict[tuple[str, int], str] = {}
+        self.return_types: dict[tuple[str, int], str] = self._table()
         # (path, function index) -> what a generator yields (`self.returns`: what a function returns)
-        self.yields: dict[tuple[str, int], list[_Binding]] = {}
+        self.yields: dict[tuple[str, int], list[_Binding]] = self._table()
         # pytest fixtures: (path of the file, or directory of a conftest.py) -> name -> function
-        self.fixtures: dict[str, dict[str, _Symbol]] = {}
-        # Each class's method resolution order (``_mro``), computed once.
-        self._mros: dict[str, list[_Symbol | _Ext]] = {}
+        self.fixtures: dict[str, dict[str, _Symbol]] = self._path_table(FIXTURES)
         # (path, class index) -> the metaclass its definition names
-        self._metaclasses: dict[tuple[str, int], str] = {}
-        self._subclass_index: dict[str, list[_Symbol]] | None = None
-        self._mro_in_progress: set[str] = set()
+        self._metaclasses: dict[tuple[str, int], str] = self._table()
+        # What indexing each file read (the modules its imports looked for), and what deciding
+        # whether each symbol is a test read: users of the file or the symbol depend on them.
+        self._index_reads: dict[str, set[ReadKey]] = {}
+        self._test_reads: dict[str, set[ReadKey]] = {}
         for f in files:
-            self._index_file(f)
+            _, self._index_reads[f.path] = self._logged(self._index_file, f)
         self._by_id = {s.id: s for s in self.symbols.values()}
         for symbol in self.symbols.values():
-            symbol.is_test = self._is_test(symbol)
+            symbol.is_test, self._test_reads[symbol.id] = self._logged(self._is_test, symbol)
+        self._subclass_index = self._index_subclasses()
 
     # ----- indexing -------------------------------------------------------------------
 
@@ -615,7 +619,9 @@ class PythonResolver(Resolver):
         """An instance attribute its class does not have, when every in-repo subclass has the
         same one: a mixin's ``self.assertEqual(...)`` runs on a ``TestCase`` that mixes it in.
         A class nobody subclasses, or subclasses that disagree, give nothing."""
-        subclasses = self._subclasses().get(cls.id, [])
+        if self.reads is not None:
+            self.reads.add((SUBCLASSES, symbol_key(cls.id)))
+        subclasses = self._subclass_index.get(cls.id, [])
         if not subclasses or any(
             attr in self.attributes.get((k.file.path, k.index), {}) for k in self._mro(cls) if not isinstance(k, _Ext)
         ):
@@ -623,17 +629,24 @@ class PythonResolver(Resolver):
         found = {self._class_member(sub, attr, set()) for sub in subclasses}
         return found.pop() if len(found) == 1 else None
 
-    def _subclasses(self) -> dict[str, list[_Symbol]]:
-        """Each in-repo class's direct in-repo subclasses (computed once, on first need)."""
-        if self._subclass_index is None:
-            index: dict[str, list[_Symbol]] = {}
-            for symbol in self.symbols.values():
-                if symbol.label == "Class":
-                    for _raw, _line, base in self._class_bases(symbol):
-                        if isinstance(base, _Sym) and base.symbol.label == "Class":
-                            index.setdefault(base.symbol.id, []).append(symbol)
-            self._subclass_index = index
-        return self._subclass_index
+    def _index_subclasses(self) -> dict[str, list[_Symbol]]:
+        """Each in-repo class's direct in-repo subclasses."""
+        index: dict[str, list[_Symbol]] = {}
+        for symbol in self.symbols.values():
+            if symbol.label == "Class":
+                for _raw, _line, base in self._class_bases(symbol):
+                    if isinstance(base, _Sym) and base.symbol.label == "Class":
+                        index.setdefault(base.symbol.id, []).append(symbol)
+        return index
+
+    def subclass_facts(self) -> dict[str, list[str]]:
+        """Per file, ``base>subclass`` for each of its classes' in-repo bases (branch-free
+        keys): what an update compares to find the classes whose subclasses changed."""
+        facts: dict[str, list[str]] = {}
+        for base_id, subclasses in self._subclass_index.items():
+            for sub in subclasses:
+                facts.setdefault(sub.file.path, []).append(f"{symbol_key(base_id)}>{symbol_key(sub.id)}")
+        return {path: sorted(found) for path, found in facts.items()}
 
     def _class_member(self, cls: _Symbol, attr: str, seen: set[str]) -> _Value:
         """A member of a class as Python finds it: its own definitions and instance attributes,
@@ -669,16 +682,8 @@ class PythonResolver(Resolver):
     def _mro(self, cls: _Symbol) -> list[_Symbol | _Ext]:
         """The class's C3 linearization over its resolved bases (an external base stands for
         itself; bases that resolve to nothing are left out). A hierarchy C3 refuses (or a
-        cycle) falls back to depth-first order."""
-        found = self._mros.get(cls.id)
-        if found is None:
-            if cls.id in self._mro_in_progress:  # a class among its own bases
-                return [cls]
-            self._mro_in_progress.add(cls.id)
-            try:
-                found = self._mros[cls.id] = self._mro_uncached(cls)
-            finally:
-                self._mro_in_progress.discard(cls.id)
+        cycle) falls back to depth-first order; a class among its own bases is its own MRO."""
+        found: list[_Symbol | _Ext] = self._memo(("mro", cls.id), lambda: self._mro_uncached(cls), reentry=[cls])
         return found
 
     def _mro_uncached(self, cls: _Symbol) -> list[_Symbol | _Ext]:
@@ -720,17 +725,18 @@ class PythonResolver(Resolver):
         return None
 
     def _class_bases(self, cls: _Symbol) -> list[tuple[str, int, _Value]]:
-        cached = self._bases.get(cls.id)
-        if cached is not None:
-            return cached
-        self._bases[cls.id] = []  # guards against a class that inherits from itself
-        d = cls.definition
-        bases = []
-        for ref in self._base_refs.get((cls.file.path, cls.index), ()):
-            raw = ref.raw.split("[", 1)[0]
-            bases.append((ref.raw, ref.line, self._resolve_dotted(cls.file.path, d.parent, raw)))
-        self._bases[cls.id] = bases
-        return bases
+        # A class that inherits from itself finds no bases on the way.
+        found: list[tuple[str, int, _Value]] = self._memo(
+            ("bases", cls.id), lambda: self._bases_uncached(cls), reentry=[]
+        )
+        return found
+
+    def _bases_uncached(self, cls: _Symbol) -> list[tuple[str, int, _Value]]:
+        parent = cls.definition.parent
+        return [
+            (ref.raw, ref.line, self._resolve_dotted(cls.file.path, parent, ref.raw.split("[", 1)[0]))
+            for ref in self._base_refs.get((cls.file.path, cls.index), ())
+        ]
 
     def _resolve_dotted(self, path: str, scope: int | None, raw: str) -> _Value:
         """Resolve ``a.b.c`` (or ``super().m``) as written in ``scope`` of ``path``."""
@@ -910,13 +916,34 @@ class PythonResolver(Resolver):
         if not test.is_test or test.label == "Class":
             return
         target = self._by_id.get(call.dst)
-        if target is None or target.is_test or self._in_test_class(target):
+        if target is None or self._is_test_symbol(target) or self._in_test_class(target):
             return
         out.tested_by(f.path, Target(target.id, target.label), Target(test.id, test.label), call.raw, call.line)
 
     def _in_test_class(self, symbol: _Symbol) -> bool:
         parent = symbol.definition.parent
-        return parent is not None and self.symbols[(symbol.file.path, parent)].is_test
+        return parent is not None and self._is_test_symbol(self.symbols[(symbol.file.path, parent)])
+
+    def _is_test_symbol(self, symbol: _Symbol) -> bool:
+        """Whether another file's symbol is a test, with what deciding it read."""
+        if self.reads is not None:
+            self.reads.update(self._test_reads[symbol.id])
+        return symbol.is_test
+
+    def _file_dependencies(self, f: ParsedSource, reads: set[ReadKey]) -> set[ReadKey]:
+        """What resolving the file read, what deciding its own symbols are tests read, and
+        what indexing each file read on the way read (the modules its imports looked for)."""
+        found = reads | {f.path}
+        for index in range(len(f.parsed.definitions)):
+            found |= self._test_reads[self.symbols[(f.path, index)].id]
+        for key in [k for k in found if isinstance(k, str)]:
+            found |= self._index_reads.get(key, set())
+        return found
+
+
+def symbol_key(symbol_id: str) -> str:
+    """A symbol's id without its branch part: the same on every branch."""
+    return symbol_id[BRANCH_PREFIX_LEN:]
 
 
 def _is_fixture(d: Definition) -> bool:

@@ -1,0 +1,152 @@
+"""What resolving a file read of the rest of the commit, so an update re-resolves only the
+files whose reads a change touched (``ingest.incremental``).
+
+A read is a file path (any table keyed by it: its definitions, bindings, attributes) or a
+tagged key for a table keyed otherwise: ``("m", name)`` a module name looked up (found or
+not), ``("fx", where)`` the fixtures of a folder or file, ``("sub", key)`` a class's
+subclasses. Memoised resolutions keep their reads and hand them to every later user, so a
+file's log holds what its answers depend on, whoever computed them first.
+
+An answer computed while a key it needs was itself being computed (a cycle, which the memo
+breaks by answering None) depends on where the cycle was entered; such answers are not
+memoised, so every file gets the answer a fresh ingest gives it, in any order of files.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+ReadKey = str | tuple[str, str]
+
+MODULE = "m"
+FIXTURES = "fx"
+SUBCLASSES = "sub"
+
+# Stored keys are strings; a tag is separated from its name by a character no path holds.
+_TAG_SEPARATOR = "\x1f"
+
+
+class ReadLog:
+    """A stack of frames, each the reads (and the in-progress keys hit) of one computation."""
+
+    __slots__ = ("frames", "taints")
+
+    def __init__(self) -> None:
+        self.frames: list[set[ReadKey]] = []
+        self.taints: list[set[tuple]] = []
+
+    def add(self, key: ReadKey) -> None:
+        if self.frames:
+            self.frames[-1].add(key)
+
+    def update(self, keys: frozenset[ReadKey] | set[ReadKey]) -> None:
+        if self.frames and keys:
+            self.frames[-1].update(keys)
+
+    def push(self) -> None:
+        self.frames.append(set())
+        self.taints.append(set())
+
+    def pop(self) -> tuple[set[ReadKey], set[tuple]]:
+        """The finished frame's reads and taints, both also added to the frame below."""
+        reads, taints = self.frames.pop(), self.taints.pop()
+        if self.frames:
+            self.frames[-1].update(reads)
+            self.taints[-1].update(taints)
+        return reads, taints
+
+    def hit_in_progress(self, key: tuple) -> None:
+        """The frame depends on ``key``, still being computed further down the stack."""
+        if self.taints:
+            self.taints[-1].add(key)
+
+
+class TrackedTable(dict):
+    """A table keyed by (path, ...) whose reads are logged by path."""
+
+    __slots__ = ("_log",)
+
+    def __init__(self, log: ReadLog) -> None:
+        super().__init__()
+        self._log = log
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        if self._log.frames:
+            self._log.frames[-1].add(key[0])
+        return dict.get(self, key, default)
+
+    def __getitem__(self, key: Any) -> Any:
+        if self._log.frames:
+            self._log.frames[-1].add(key[0])
+        return dict.__getitem__(self, key)
+
+    def __contains__(self, key: object) -> bool:
+        if self._log.frames and isinstance(key, tuple):
+            self._log.frames[-1].add(key[0])
+        return dict.__contains__(self, key)
+
+
+class TaggedTable(dict):
+    """A table keyed by one name (a path, a module, a folder) whose reads are logged under a
+    tag (no tag: the key is a path)."""
+
+    __slots__ = ("_log", "_tag")
+
+    def __init__(self, log: ReadLog, tag: str | None = None) -> None:
+        super().__init__()
+        self._log = log
+        self._tag = tag
+
+    def _logged(self, key: Any) -> None:
+        if self._log.frames:
+            self._log.frames[-1].add(key if self._tag is None else (self._tag, key))
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        self._logged(key)
+        return dict.get(self, key, default)
+
+    def __getitem__(self, key: Any) -> Any:
+        self._logged(key)
+        return dict.__getitem__(self, key)
+
+    def __contains__(self, key: object) -> bool:
+        self._logged(key)
+        return dict.__contains__(self, key)
+
+
+class TaggedSet(set):
+    """A set of names whose membership tests are logged under a tag."""
+
+    __slots__ = ("_log", "_tag")
+
+    def __init__(self, log: ReadLog, tag: str) -> None:
+        super().__init__()
+        self._log = log
+        self._tag = tag
+
+    def __contains__(self, key: object) -> bool:
+        if self._log.frames:
+            self._log.frames[-1].add((self._tag, str(key)))
+        return set.__contains__(self, key)
+
+
+def stored_key(key: ReadKey) -> str:
+    return key if isinstance(key, str) else f"{key[0]}{_TAG_SEPARATOR}{key[1]}"
+
+
+def tagged(tag: str, name: str) -> str:
+    """The stored form of a tagged key."""
+    return f"{tag}{_TAG_SEPARATOR}{name}"
+
+
+class ModuleTable(TaggedTable):
+    """Module name -> its file: a lookup is logged under the name (found or not), and a found
+    module also as its file's path, whose contents the finder goes on to read."""
+
+    __slots__ = ()
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        found = super().get(key, default)
+        if found is not None and self._log.frames:
+            self._log.frames[-1].add(found.path)
+        return found
