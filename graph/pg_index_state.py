@@ -8,11 +8,11 @@ from __future__ import annotations
 import contextlib
 import json
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 
 from branchgraph.core.errors import IngestLocked
 from branchgraph.graph.pg_connection import PgConnection, connect, scalar
-from branchgraph.graph.protocols import READ_WAIT_S, BranchRecord, IndexState
+from branchgraph.graph.protocols import READ_WAIT_S, BranchRecord, FileState, IndexState
 
 
 class PgIndexState(PgConnection):
@@ -47,10 +47,8 @@ class PgIndexState(PgConnection):
                 [(repo, branch, p) for p in paths],
             )
 
-    def set_file_states(
-        self, repo: str, branch: str, states: Sequence[tuple[str, str, str]], removed: Sequence[str] = ()
-    ) -> None:
-        """Record (path, blob_sha, fingerprint) after their subgraphs were written."""
+    def set_file_states(self, repo: str, branch: str, states: Sequence[FileState], removed: Sequence[str] = ()) -> None:
+        """Record files' states after their subgraphs (and vector rows) were written."""
         with self._transaction() as cur:
             if removed:
                 cur.execute(
@@ -58,11 +56,44 @@ class PgIndexState(PgConnection):
                     (repo, branch, list(removed)),
                 )
             cur.executemany(
-                "INSERT INTO file_states (repo, branch, path, blob_sha, fingerprint) VALUES (%s, %s, %s, %s, %s) "
+                "INSERT INTO file_states (repo, branch, path, blob_sha, fingerprint, reads, resolution) "
+                "VALUES (%s, %s, %s, %s, %s, %s, %s) "
                 "ON CONFLICT (repo, branch, path) DO UPDATE SET blob_sha = EXCLUDED.blob_sha, "
-                "fingerprint = EXCLUDED.fingerprint",
-                [(repo, branch, path, blob, fp) for path, blob, fp in states],
+                "fingerprint = EXCLUDED.fingerprint, reads = EXCLUDED.reads, resolution = EXCLUDED.resolution",
+                [
+                    (
+                        repo,
+                        branch,
+                        s.path,
+                        s.blob_sha,
+                        s.fingerprint,
+                        s.reads,
+                        json.dumps(s.resolution) if s.resolution is not None else None,
+                    )
+                    for s in states
+                ],
             )
+
+    def file_resolutions(self, repo: str, branch: str) -> list[FileState]:
+        """Every file's state with its resolution record (the read lists stay in the store:
+        ``dependents`` queries them)."""
+        with self._transaction() as cur:
+            cur.execute(
+                "SELECT path, blob_sha, fingerprint, resolution FROM file_states WHERE repo = %s AND branch = %s",
+                (repo, branch),
+            )
+            return [FileState(path, blob, fp, None, resolution) for path, blob, fp, resolution in cur.fetchall()]
+
+    def dependents(self, repo: str, branch: str, keys: Collection[str]) -> set[str]:
+        """The files whose resolution read any of ``keys``."""
+        if not keys:
+            return set()
+        with self._transaction() as cur:
+            cur.execute(
+                "SELECT path FROM file_states WHERE repo = %s AND branch = %s AND reads && %s::text[]",
+                (repo, branch, sorted(keys)),
+            )
+            return {path for (path,) in cur.fetchall()}
 
     def clone_branch(self, repo: str, source: str, target: str, target_prefix: str, prefix_len: int) -> None:
         """Copy the source branch's node rows and file states to a new branch, rebranching ids."""
@@ -76,8 +107,9 @@ class PgIndexState(PgConnection):
                 (target, target_prefix, prefix_len + 1, repo, source),
             )
             cur.execute(
-                "INSERT INTO file_states (repo, branch, path, blob_sha, fingerprint) "
-                "SELECT repo, %s, path, blob_sha, fingerprint FROM file_states WHERE repo = %s AND branch = %s "
+                "INSERT INTO file_states (repo, branch, path, blob_sha, fingerprint, reads, resolution) "
+                "SELECT repo, %s, path, blob_sha, fingerprint, reads, resolution FROM file_states "
+                "WHERE repo = %s AND branch = %s "
                 "ON CONFLICT DO NOTHING",
                 (target, repo, source),
             )

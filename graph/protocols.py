@@ -10,7 +10,7 @@ says which protocols each backend passes.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -68,6 +68,19 @@ class SymbolSpan:
     start_line: int
     end_line: int
     has_conflict: bool
+
+
+@dataclass(frozen=True, slots=True)
+class FileState:
+    """What the stores hold for one file of a branch: the blob and subgraph fingerprint (None:
+    a rewrite began and may not have finished), what resolving it read (None: not logged)
+    and the rest of its resolution record (``ingest.incremental.FileRecord``)."""
+
+    path: str
+    blob_sha: str
+    fingerprint: str | None
+    reads: list[str] | None = None
+    resolution: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -267,8 +280,12 @@ class IndexState(Protocol):
     def mark_files_dirty(self, repo: str, branch: str, paths: Sequence[str]) -> None: ...
 
     def set_file_states(
-        self, repo: str, branch: str, states: Sequence[tuple[str, str, str]], removed: Sequence[str] = ()
+        self, repo: str, branch: str, states: Sequence[FileState], removed: Sequence[str] = ()
     ) -> None: ...
+
+    def file_resolutions(self, repo: str, branch: str) -> list[FileState]: ...
+
+    def dependents(self, repo: str, branch: str, keys: Collection[str]) -> set[str]: ...
 
     def clone_branch(self, repo: str, source: str, target: str, target_prefix: str, prefix_len: int) -> None: ...
 

@@ -42,26 +42,43 @@ def link_http(
 ) -> None:
     """Add the inferred edges of every client call to the subgraph of the file making it
     (and of the test's file, for ``TESTED_BY``)."""
-    if not clients:
-        return
     by_path = {s.path: s for s in subgraphs}
+    for path, added in http_links(repo, branch, routes, clients).items():
+        add_links(by_path[path], added)
+
+
+def http_links(
+    repo: str, branch: str, routes: Sequence[Route], clients: Sequence[ClientCall]
+) -> dict[str, FileSubgraph]:
+    """Per file making client calls, the inferred edges (and the ``Unresolved`` targets of
+    the calls that fit no route) it gains, as a subgraph of its own."""
     index = _RouteIndex(routes)
-    added: dict[str, list[Edge]] = defaultdict(list)
+    added: dict[str, FileSubgraph] = {}
     for call in clients:
+        links = added.get(call.file)
+        if links is None:
+            links = added[call.file] = FileSubgraph(call.file, [], [])
         matches = _best_routes(call, index.candidates(call.url))
         if not matches or len(matches) > _MAX_TIED:
             reason = REASON_DYNAMIC if matches else _missing_reason(call, bool(routes))
-            _dangle(repo, branch, call, reason, by_path[call.file], added[call.file])
+            _dangle(repo, branch, call, reason, links)
             continue
         for route, confidence in matches:
             method = call.method or (next(iter(route.methods)) if route.methods and len(route.methods) == 1 else "ANY")
             via = f"{method} {route.path}"
-            added[call.file].append(_inferred(call.caller, "CALLS", route.handler, call, via, confidence))
+            links.edges.append(_inferred(call.caller, "CALLS", route.handler, call, via, confidence))
             if call.caller_is_test and route.handler.label != "File":
-                added[call.file].append(_inferred(route.handler, "TESTED_BY", call.caller, call, via, confidence))
-    for path, edges in added.items():
-        graph = by_path[path]
-        graph.edges.extend(dedupe_edges(edges))
+                links.edges.append(_inferred(route.handler, "TESTED_BY", call.caller, call, via, confidence))
+    for links in added.values():
+        links.edges = dedupe_edges(links.edges)
+    return added
+
+
+def add_links(graph: FileSubgraph, links: FileSubgraph) -> None:
+    """A file's inferred HTTP edges added to its subgraph (their targets once)."""
+    known = {n.id for n in graph.unresolved}
+    graph.unresolved.extend(n for n in links.unresolved if n.id not in known)
+    graph.edges.extend(links.edges)
 
 
 def _inferred(source: Target, edge_type: str, target: Target, call: ClientCall, via: str, confidence: float) -> Edge:
@@ -135,16 +152,16 @@ def _missing_reason(call: ClientCall, serves_routes: bool) -> str:
     return REASON_EXTERNAL if elsewhere else REASON_UNRESOLVED
 
 
-def _dangle(repo: str, branch: str, call: ClientCall, reason: str, graph: FileSubgraph, out: list[Edge]) -> None:
+def _dangle(repo: str, branch: str, call: ClientCall, reason: str, links: FileSubgraph) -> None:
     target = Node(
         node_id(repo, branch, "", "Unresolved", f"{reason}:{call.raw}"),
         "Unresolved",
         "",
         {"raw": call.raw, "reason": reason, "name": call.url.path.rsplit("/", 1)[-1] or "/"},
     )
-    if all(n.id != target.id for n in graph.unresolved):
-        graph.unresolved.append(target)
-    out.append(
+    if all(n.id != target.id for n in links.unresolved):
+        links.unresolved.append(target)
+    links.edges.append(
         Edge(
             call.caller.id,
             call.caller.label,

@@ -49,16 +49,16 @@ from branchgraph.core.files import (
 )
 from branchgraph.core.languages import is_project_file, language_for_path
 from branchgraph.core.model import BRANCH_PREFIX_LEN, SYMBOL_LABELS, FileSubgraph, branch_prefix, subgraph_fingerprint
-from branchgraph.graph.protocols import BranchRecord, GraphWriter, IngestTarget, NodeEmbeddingRow
+from branchgraph.graph.protocols import BranchRecord, FileState, GraphWriter, IngestTarget, NodeEmbeddingRow
 from branchgraph.ingest.documents import DOCUMENT_VERSION, symbol_document
+from branchgraph.ingest.incremental import FileRecord, PreviousResolution
 from branchgraph.ingest.repo_keys import repo_key
-from branchgraph.ingest.resolvers import resolve_commit
+from branchgraph.ingest.resolvers import ResolvedUpdate, resolve_update
 from branchgraph.ingest.subgraphs import ParsedSource
 
 # (stage, done, total): the CLI draws progress bars from these calls.
 Progress = Callable[[str, int, int], None]
 
-REFERENCE_EDGE_TYPES = ("CALLS", "IMPORTS", "INHERITS_FROM", "PARAM_TYPE", "RETURNS_TYPE")
 _FILES_PER_WRITE = 200
 # Past this many vector rows written, the planner's statistics are refreshed.
 _ROWS_BEFORE_ANALYZE = 2000
@@ -160,7 +160,7 @@ class _Parsed:
 class _Written:
     subgraphs: list[FileSubgraph]  # the files whose subgraphs were (re)written
     removed: list[str]  # paths whose subgraphs were deleted
-    states: list[tuple[str, str, str]]  # (path, blob, fingerprint) to record once vectors are written
+    states: list[FileState]  # to record once vectors are written
     work: Counter[str]
 
 
@@ -215,9 +215,22 @@ def ingest_branch(
         summary.files = len(parsed.files)
         summary.parse_errors = sum(f.parsed.parse_errors for f in parsed.files)
         summary.conflict_files = [f.path for f in parsed.files if f.conflict_lines]
+        # Another embedder than the branch's (or its base's) vectors were made with: every
+        # symbol gets a vector from the new one, so a branch never mixes models or sizes.
+        inherited = previous or base_record
+        switched_model = inherited is not None and inherited.embedder != summary.embedder
+        # Rows built by an older document format are rewritten too (their vectors are reused).
+        outdated_rows = inherited is not None and inherited.counts.get("documents") != DOCUMENT_VERSION
+        rewrite_all = options.full or switched_model or outdated_rows
         with clock.stage("resolve"):
-            subgraphs = resolve_commit(name, branch, parsed.files, project_files)
-        summary.nodes, summary.edges, summary.dangling, summary.unresolved_rate = _counts(subgraphs)
+            stored = None
+            if inherited is not None and not rewrite_all:
+                stored = _stored_resolution(run, inherited.branch)
+            resolved = resolve_update(name, branch, parsed.files, project_files, stored)
+        counts = resolved.counts
+        summary.nodes, summary.edges, summary.dangling = counts.nodes, counts.edges, counts.dangling
+        summary.unresolved_rate = counts.unresolved_rate
+        work["files_resolved"] = len(resolved.subgraphs)
 
         # Readers of the branch wait while what they see changes, so an answer never mixes
         # two commits (``IndexState.reading``).
@@ -231,19 +244,13 @@ def ingest_branch(
                 diff_from = base_record.indexed_commit if base_record else summary.previous_commit
                 diff = _diff(repo, diff_from, summary.commit)
                 summary.changes = diff.to_dict()
-                written = _write_graph(run, subgraphs, summary.strategy, rewrite_all=options.full)
+                written = _write_graph(run, resolved, parsed.files, summary.strategy, rewrite_all=options.full)
             work.update(written.work)
             summary.files_deleted = len(written.removed)
-            # Another embedder than the branch's (or its base's) vectors were made with: every
-            # symbol gets a vector from the new one, so a branch never mixes models or sizes.
-            inherited = previous or base_record
-            switched_model = inherited is not None and inherited.embedder != summary.embedder
-            # Rows built by an older document format are rewritten too (their vectors are reused).
-            outdated_rows = inherited is not None and inherited.counts.get("documents") != DOCUMENT_VERSION
             with clock.stage("embed"):
                 summary.embeddings = _embed(
                     run,
-                    subgraphs if switched_model or outdated_rows else written.subgraphs,
+                    resolved.subgraphs if switched_model or outdated_rows else written.subgraphs,
                     written.removed,
                     diff.renamed,
                     whole_branch=summary.strategy == STRATEGY_BULK or switched_model or outdated_rows,
@@ -393,11 +400,27 @@ def _diff(repo: Repo, old: str | None, new: str) -> git.TreeDiff:
     return git.diff_commits(repo, old, new)
 
 
-def _write_graph(run: _Run, subgraphs: list[FileSubgraph], strategy: str, rewrite_all: bool) -> _Written:
+def _stored_resolution(run: _Run, branch: str) -> PreviousResolution:
+    """What the stores hold of a branch's resolution (the branch itself, or the base a new
+    branch is cloned from). A file the graph lacks counts as unfinished, so it is redone."""
+    states = run.stores.rows.file_resolutions(run.name, branch)
+    in_graph = set(run.stores.graph.files_except(run.name, branch, ()))
+    blobs = {
+        s.path: s.blob_sha if s.fingerprint is not None and s.resolution is not None and s.path in in_graph else ""
+        for s in states
+    }
+    records = {s.path: FileRecord.from_json(s.resolution) for s in states if s.resolution is not None}
+    return PreviousResolution(blobs, records, lambda keys: run.stores.rows.dependents(run.name, branch, keys))
+
+
+def _write_graph(
+    run: _Run, resolved: ResolvedUpdate, files: list[ParsedSource], strategy: str, rewrite_all: bool
+) -> _Written:
     """Write what differs from the stored graph; return what was written and removed, the
     file states to record once their vector rows are written too, and the work done."""
     graph, state = run.stores.graph, run.stores.rows
     name, branch = run.name, run.branch
+    subgraphs = resolved.subgraphs
     work: Counter[str] = Counter()
     blobs = {}
     fingerprints = {s.path: subgraph_fingerprint(s) for s in subgraphs}
@@ -416,7 +439,7 @@ def _write_graph(run: _Run, subgraphs: list[FileSubgraph], strategy: str, rewrit
             for s in subgraphs
             if rewrite_all or s.path not in in_graph or states.get(s.path, (None, None))[1] != fingerprints[s.path]
         ]
-        current = {s.path for s in subgraphs}
+        current = {f.path for f in files}
         removed = sorted((set(states) | in_graph) - current)
         state.mark_files_dirty(name, branch, [s.path for s in written])
         for start in range(0, len(written), _FILES_PER_WRITE):
@@ -425,7 +448,7 @@ def _write_graph(run: _Run, subgraphs: list[FileSubgraph], strategy: str, rewrit
         work.update(graph.delete_files(name, branch, removed))
         if written or removed:
             graph.prune_unresolved(name, branch)
-    blob_of = {s.path: _file_blob(s) for s in subgraphs}
+    blob_of = {f.path: f.blob_sha for f in files}
     work["files_written"] = len(written)
     work["files_removed"] = len(removed)
     # Files rewritten although their content did not change: their references were re-resolved.
@@ -434,30 +457,22 @@ def _write_graph(run: _Run, subgraphs: list[FileSubgraph], strategy: str, rewrit
     work["edges_re_resolved"] = sum(len(s.edges) for s in re_resolved)
     work["nodes_written"] = sum(len(s.nodes) for s in written)
     work["edges_written"] = sum(len(s.edges) for s in written)
-    states_to_record = [(s.path, blob_of[s.path], fingerprints[s.path]) for s in written]
+    # Every file resolved again gets its new record, written or not (its reads may differ).
+    states_to_record = [
+        FileState(
+            s.path,
+            blob_of[s.path],
+            fingerprints[s.path],
+            resolved.records[s.path].reads,
+            resolved.records[s.path].to_json(),
+        )
+        for s in subgraphs
+    ]
     return _Written(written, removed, states_to_record, work)
 
 
 def _file_blob(subgraph: FileSubgraph) -> str:
     return str(next(n.props["blob_sha"] for n in subgraph.nodes if n.label == "File"))
-
-
-def _counts(subgraphs: list[FileSubgraph]) -> tuple[dict[str, int], dict[str, int], dict[str, int], float]:
-    """Nodes by label, edges by type, dangling edges by reason, and the unresolved-reference
-    rate (dangling in-repo references / all in-repo references)."""
-    nodes: Counter[str] = Counter()
-    edges: Counter[str] = Counter()
-    reasons = {}
-    for s in subgraphs:
-        nodes.update(n.label for n in s.nodes)
-        edges.update(e.type for e in s.edges)
-        reasons.update({u.id: u.props["reason"] for u in s.unresolved})
-    nodes["Unresolved"] = len(reasons)
-    dangling: Counter[str] = Counter(reasons[e.dst] for s in subgraphs for e in s.edges if not e.resolved)
-    resolved = sum(1 for s in subgraphs for e in s.edges if e.resolved and e.type in REFERENCE_EDGE_TYPES)
-    in_repo = resolved + dangling["unresolved"]
-    rate = round(dangling["unresolved"] / in_repo, 4) if in_repo else 0.0
-    return dict(sorted(nodes.items())), dict(sorted(edges.items())), dict(sorted(dangling.items())), rate
 
 
 def _class_members(subgraph: FileSubgraph) -> dict[str, list[tuple[int, int]]]:

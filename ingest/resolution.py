@@ -382,6 +382,15 @@ class Resolver:
                 self.file_reads[f.path] = self._file_dependencies(f, reads)
         return emitter.subgraphs()
 
+    def facts(self) -> dict[str, list[str]]:
+        """Per file, what it tells other files' resolution besides its own tables
+        (``ingest.incremental.fact``)."""
+        return {}
+
+    def changed_keys(self, changed: set[str], added_or_deleted: set[str]) -> set[ReadKey]:
+        """The tagged read keys that files changing (or appearing, or vanishing) touch."""
+        return set()
+
     def _file_dependencies(self, f: ParsedSource, reads: set[ReadKey]) -> set[ReadKey]:
         """Everything a file's subgraph depends on, given what resolving it read."""
         return reads | {f.path}

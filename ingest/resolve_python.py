@@ -25,8 +25,9 @@ from dataclasses import dataclass
 from branchgraph.core.extract import Assignment, Definition, Import
 from branchgraph.core.languages.python import is_support_file, is_test_file
 from branchgraph.core.model import BRANCH_PREFIX_LEN, Edge, FileSubgraph, node_id
+from branchgraph.ingest.incremental import fact
 from branchgraph.ingest.python_modules import BUILTIN_NAMES, absolute_module, module_name, package_of
-from branchgraph.ingest.read_log import FIXTURES, MODULE, SUBCLASSES, ModuleTable, ReadKey, TaggedSet
+from branchgraph.ingest.read_log import FIXTURES, MODULE, SUBCLASSES, ModuleTable, ReadKey, TaggedSet, stored_key
 from branchgraph.ingest.resolution import MAX_BASE_DEPTH, Binding, Resolver
 from branchgraph.ingest.resolution import External as _Ext
 from branchgraph.ingest.resolution import Instance as _Inst
@@ -639,14 +640,28 @@ class PythonResolver(Resolver):
                         index.setdefault(base.symbol.id, []).append(symbol)
         return index
 
-    def subclass_facts(self) -> dict[str, list[str]]:
-        """Per file, ``base>subclass`` for each of its classes' in-repo bases (branch-free
-        keys): what an update compares to find the classes whose subclasses changed."""
+    def facts(self) -> dict[str, list[str]]:
+        """Per file, each of its classes as a subclass of its in-repo bases: what an update
+        compares to find the classes whose subclasses changed."""
         facts: dict[str, list[str]] = {}
         for base_id, subclasses in self._subclass_index.items():
+            key = stored_key((SUBCLASSES, symbol_key(base_id)))
             for sub in subclasses:
-                facts.setdefault(sub.file.path, []).append(f"{symbol_key(base_id)}>{symbol_key(sub.id)}")
+                facts.setdefault(sub.file.path, []).append(fact(key, symbol_key(sub.id)))
         return {path: sorted(found) for path, found in facts.items()}
+
+    def changed_keys(self, changed: set[str], added_or_deleted: set[str]) -> set[ReadKey]:
+        """A module appearing or vanishing changes its name and every dotted prefix of it
+        (``import a.b`` binds ``a``); a changed file, the fixtures of its place."""
+        keys: set[ReadKey] = set()
+        for path in added_or_deleted:
+            if path.endswith((".py", ".pyi")):
+                parts = module_name(path).split(".")
+                keys.update((MODULE, ".".join(parts[:i])) for i in range(1, len(parts) + 1))
+        for path in changed:
+            if path.endswith((".py", ".pyi")):
+                keys.add((FIXTURES, _directory(path) if _file_name(path) == "conftest.py" else path))
+        return keys
 
     def _class_member(self, cls: _Symbol, attr: str, seen: set[str]) -> _Value:
         """A member of a class as Python finds it: its own definitions and instance attributes,

@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from branchgraph.core.languages import language_named
-from branchgraph.core.model import FileSubgraph
+from branchgraph.core.model import FileSubgraph, subgraph_fingerprint
 from branchgraph.ingest.http_endpoints import (
     Endpoints,
     ecmascript_endpoints,
@@ -21,7 +21,17 @@ from branchgraph.ingest.http_endpoints import (
     java_endpoints,
     python_endpoints,
 )
-from branchgraph.ingest.http_links import link_http
+from branchgraph.ingest.http_links import add_links, http_links, link_http
+from branchgraph.ingest.incremental import (
+    BranchCounts,
+    FileRecord,
+    PreviousResolution,
+    branch_counts,
+    changed_fact_keys,
+    changed_paths,
+    file_counts,
+)
+from branchgraph.ingest.read_log import stored_key
 from branchgraph.ingest.resolution import Resolver
 from branchgraph.ingest.resolve_ecmascript import EcmaScriptResolver
 from branchgraph.ingest.resolve_go import GoResolver
@@ -66,3 +76,85 @@ def resolve_commit(
         endpoints.clients.extend(found.clients)
     link_http(repo, branch, endpoints.routes, endpoints.clients, subgraphs)
     return subgraphs
+
+
+@dataclass(slots=True)
+class ResolvedUpdate:
+    """An update's resolution: the files resolved again, with their new records, and the
+    counts over every file of the commit."""
+
+    subgraphs: list[FileSubgraph]
+    records: dict[str, FileRecord]
+    counts: BranchCounts
+
+
+def resolve_update(
+    repo: str,
+    branch: str,
+    files: list[ParsedSource],
+    project_files: Mapping[str, bytes] | None = None,
+    previous: PreviousResolution | None = None,
+) -> ResolvedUpdate:
+    """``resolve_commit`` that, given the branch's stored resolution, resolves again only the
+    files a change can reach (``ingest.incremental``); the others keep what is stored."""
+    by_family: dict[str, list[ParsedSource]] = {}
+    for f in files:
+        by_family.setdefault(language_named(f.parsed.language).resolver, []).append(f)
+    resolvers: dict[str, Resolver] = {}
+    family_of: dict[str, str] = {}
+    emitted: dict[str, FileSubgraph] = {}
+    facts: dict[str, list[str]] = {}
+    endpoints = Endpoints([], [])
+    for family, group in sorted(by_family.items()):
+        spec = RESOLVERS[family]
+        resolver = resolvers[family] = spec.resolver(repo, branch, group, project_files or {})
+        family_of.update((f.path, family) for f in group)
+        family_facts = resolver.facts()
+        facts.update(family_facts)
+        only = None if previous is None else _to_resolve(resolver, group, family_facts, previous)
+        emitted.update((s.path, s) for s in resolver.build(only))
+        found = spec.endpoints(resolver)
+        endpoints.routes.extend(found.routes)
+        endpoints.clients.extend(found.clients)
+    links = http_links(repo, branch, endpoints.routes, endpoints.clients)
+    link_prints = {path: subgraph_fingerprint(added) for path, added in links.items()}
+    if previous is not None:
+        # A file whose inferred HTTP edges changed (a route appeared elsewhere) is resolved again.
+        linked = set(link_prints) | {p for p, r in previous.records.items() if r.links}
+        relink = {
+            p
+            for p in linked
+            if p in family_of and p not in emitted and link_prints.get(p, "") != previous.records[p].links
+        }
+        for family in sorted({family_of[p] for p in relink}):
+            emitted.update((s.path, s) for s in resolvers[family].build({p for p in relink if family_of[p] == family}))
+    for path, added in links.items():
+        if path in emitted:
+            add_links(emitted[path], added)
+    records = {}
+    for path, subgraph in emitted.items():
+        resolver = resolvers[family_of[path]]
+        reads = sorted(stored_key(k) for k in resolver.file_reads[path]) if resolver.reads is not None else None
+        records[path] = FileRecord(reads, facts.get(path, []), file_counts(subgraph), link_prints.get(path, ""))
+    assert previous is not None or len(records) == len(files)
+    counts = branch_counts(
+        records[f.path].counts if f.path in records else previous.records[f.path].counts  # type: ignore[union-attr]
+        for f in files
+    )
+    return ResolvedUpdate(list(emitted.values()), records, counts)
+
+
+def _to_resolve(
+    resolver: Resolver, group: list[ParsedSource], facts: Mapping[str, list[str]], previous: PreviousResolution
+) -> set[str] | None:
+    """The files of a family an update must resolve again (None: all of them, when its
+    resolver does not log what it reads)."""
+    if resolver.reads is None:
+        return None
+    current = {f.path: f.blob_sha for f in group}
+    changed, added_or_deleted = changed_paths(previous, current)
+    old_facts = {path: record.facts for path, record in previous.records.items()}
+    keys = changed | {stored_key(k) for k in resolver.changed_keys(changed, added_or_deleted)}
+    keys |= changed_fact_keys(old_facts, facts)
+    unrecorded = {p for p in current if p not in previous.records or previous.records[p].reads is None}
+    return (changed | previous.dependents(keys) | unrecorded) & set(current)

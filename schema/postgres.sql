@@ -81,6 +81,12 @@ CREATE TABLE IF NOT EXISTS file_states (
     PRIMARY KEY (repo, branch, path)
 );
 
+-- What resolving each file read of the rest of the commit (ingest/read_log.py; NULL: its
+-- resolver logs none) and the rest of its record (facts, counts, links: ingest/incremental.py),
+-- so an update resolves again only the files a change reaches.
+ALTER TABLE file_states ADD COLUMN IF NOT EXISTS reads text[];
+ALTER TABLE file_states ADD COLUMN IF NOT EXISTS resolution jsonb;
+
 -- Recency by days (recent_paths) gave way to recency by commits (path_recency).
 DROP TABLE IF EXISTS recent_paths;
 

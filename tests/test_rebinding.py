@@ -1,0 +1,134 @@
+"""An update resolves again only the files a change can reach (``ingest.incremental``): here a
+change in one module re-binds references in files that did not change, each case checked
+against the equivalence oracle, and a file the change cannot reach is never resolved again."""
+
+from __future__ import annotations
+
+import pytest
+from gitrepo import commit_files, init_repo
+from test_incremental import assert_equals_fresh_ingest
+
+from branchgraph import api
+
+pytestmark = [pytest.mark.neo4j, pytest.mark.postgres]
+
+# In every case: no change can reach this file, so no update resolves it again.
+UNRELATED = {"tools/unrelated.py": "import os\n\n\ndef tidy(path):\n    return os.path.basename(path)\n"}
+
+STORES = {
+    "pkg/__init__.py": "from pkg.one import Store\n",
+    "pkg/one.py": "class Store:\n    def save(self):\n        return 1\n",
+    "pkg/two.py": "class Store:\n    def save(self):\n        return 2\n",
+    "app.py": "from pkg import Store\n\n\ndef run():\n    return Store().save()\n",
+}
+
+MIXIN = {
+    "mixins.py": "class Finishing:\n    def run(self):\n        return self.finish()\n",
+    "first.py": "from mixins import Finishing\n\n\nclass First(Finishing):\n    def finish(self):\n        return 1\n",
+}
+
+TEST_BASE = {
+    "checks/base.py": "import unittest\n\n\nclass Base(unittest.TestCase):\n    pass\n",
+    "app.py": "def compute():\n    return 1\n",
+    "checks/test_compute.py": (
+        "from app import compute\nfrom checks.base import Base\n\n\n"
+        "class Checks(Base):\n    def test_compute(self):\n        compute()\n"
+    ),
+}
+
+FIXTURE_USER = {
+    "shop/store.py": "class Store:\n    def save(self):\n        return 1\n",
+    "tests/test_store.py": "def test_save(store):\n    store.save()\n",
+}
+CONFTEST = {
+    "tests/conftest.py": (
+        "import pytest\n\nfrom shop.store import Store\n\n\n@pytest.fixture\ndef store():\n    return Store()\n"
+    )
+}
+
+CLIENT = {"client.py": 'import requests\n\n\ndef items():\n    return requests.get("/api/items")\n'}
+SERVER = {
+    "server.py": (
+        'from flask import Flask\n\napp = Flask(__name__)\n\n\n@app.get("/api/items")\n'
+        "def list_items():\n    return []\n"
+    )
+}
+
+CASES = {
+    # pkg/__init__.py re-exports another Store: app.py's call now reaches pkg.two.
+    "re-export switched": (
+        STORES,
+        {**STORES, "pkg/__init__.py": "from pkg.two import Store\n"},
+        ("app.run", "Store().save", "pkg.two.Store.save"),
+    ),
+    # `import pkg.extra` named a module that did not exist; it appears.
+    "module appears": (
+        {"pkg/__init__.py": "", "app.py": "import pkg.extra\n\n\ndef run():\n    return pkg.extra.go()\n"},
+        {
+            "pkg/__init__.py": "",
+            "app.py": "import pkg.extra\n\n\ndef run():\n    return pkg.extra.go()\n",
+            "pkg/extra.py": "def go():\n    return 1\n",
+        },
+        ("app.run", "pkg.extra.go", "pkg.extra.go"),
+    ),
+    # The mixin's `self.finish()` ran First's finish; a second subclass disagrees.
+    "subclass appears": (
+        MIXIN,
+        {
+            **MIXIN,
+            "second.py": "from mixins import Finishing\n\n\nclass Second(Finishing):\n    def finish(self):\n        return 2\n",
+        },
+        ("mixins.Finishing.run", "self.finish", "self.finish"),
+    ),
+    # The test class's base stops being a TestCase: its methods are no tests any more.
+    "test base changes": (TEST_BASE, {**TEST_BASE, "checks/base.py": "class Base:\n    pass\n"}, None),
+    # A conftest.py gives the test's parameter a fixture: `store.save()` resolves.
+    "fixture appears": (
+        FIXTURE_USER,
+        {**FIXTURE_USER, **CONFTEST},
+        ("tests.test_store.test_save", "store.save", "shop.store.Store.save"),
+    ),
+    # A route appears in another file: the client's call links to its handler.
+    "route appears": (CLIENT, {**CLIENT, **SERVER}, None),
+}
+
+
+def _call_target(graph_store, repo: str, qualname: str, raw: str) -> str:
+    rows = graph_store.read_query(
+        "MATCH (a {repo: $repo, branch: 'main', qualname: $q})-[r:CALLS {raw: $raw}]->(b) "
+        "RETURN coalesce(b.qualname, b.raw) AS target",
+        {"repo": repo, "q": qualname, "raw": raw},
+    )
+    assert len(rows) == 1, rows
+    return rows[0]["target"]
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_a_change_rebinds_unchanged_files_and_leaves_the_rest(case, repo_dir, config, graph_store, pg_store):
+    before, after, expected_call = CASES[case]
+    repo = init_repo(repo_dir)
+    commit_files(repo, {**before, **UNRELATED})
+    api.ingest(repo_dir, config=config)
+    commit_files(repo, {**after, **UNRELATED})
+    update = api.ingest(repo_dir, config=config)
+    assert update.strategy == "update"
+    changed = {p for p in after if before.get(p) != after[p]}
+    # The changed files and at least one unchanged file that reads them, never the unrelated one.
+    assert len(changed) < update.work["files_resolved"] < len(after) + len(UNRELATED)
+    if expected_call is not None:
+        assert _call_target(graph_store, repo_dir.name, *expected_call[:2]) == expected_call[2]
+    assert_equals_fresh_ingest(repo_dir, "main", config, graph_store, pg_store)
+
+
+def test_an_update_resolves_only_the_changed_file_when_nobody_reads_what_changed(
+    repo_dir, config, graph_store, pg_store
+):
+    repo = init_repo(repo_dir)
+    commit_files(repo, {**STORES, **UNRELATED})
+    api.ingest(repo_dir, config=config)
+    edited = {**STORES, "app.py": STORES["app.py"] + "\n\ndef idle():\n    return None\n"}
+    commit_files(repo, {**edited, **UNRELATED})
+    update = api.ingest(repo_dir, config=config)
+    assert update.work["files_resolved"] == 1
+    assert update.work["files_written"] == 1
+    assert_equals_fresh_ingest(repo_dir, "main", config, graph_store, pg_store)
