@@ -8,7 +8,8 @@ from __future__ import annotations
 import contextlib
 import json
 import time
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
+from typing import Any
 
 from branchgraph.core.errors import IngestLocked
 from branchgraph.graph.pg_connection import PgConnection, connect, scalar
@@ -72,6 +73,16 @@ class PgIndexState(PgConnection):
                     )
                     for s in states
                 ],
+            )
+
+    def update_resolutions(self, repo: str, branch: str, resolutions: Mapping[str, dict[str, Any]]) -> None:
+        """Replace files' resolution records, their states and reads unchanged."""
+        if not resolutions:
+            return
+        with self._transaction() as cur:
+            cur.executemany(
+                "UPDATE file_states SET resolution = %s WHERE repo = %s AND branch = %s AND path = %s",
+                [(json.dumps(r), repo, branch, path) for path, r in resolutions.items()],
             )
 
     def file_resolutions(self, repo: str, branch: str) -> list[FileState]:

@@ -10,7 +10,7 @@ says which protocols each backend passes.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -284,6 +284,8 @@ class IndexState(Protocol):
     ) -> None: ...
 
     def file_resolutions(self, repo: str, branch: str) -> list[FileState]: ...
+
+    def update_resolutions(self, repo: str, branch: str, resolutions: Mapping[str, dict[str, Any]]) -> None: ...
 
     def dependents(self, repo: str, branch: str, keys: Collection[str]) -> set[str]: ...
 

@@ -10,6 +10,7 @@ file's subgraph, counts and links are what the stores already hold.
 
 from __future__ import annotations
 
+import hashlib
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -31,9 +32,19 @@ class FileRecord:
     facts: list[str] = field(default_factory=list)
     counts: dict[str, Any] = field(default_factory=dict)  # ``file_counts``
     links: str = ""  # fingerprint of its inferred HTTP edges ("" when it makes no client call)
+    # What its links were matched from: its client calls, and every route of the commit.
+    clients: str = ""
+    routes: str = ""
 
     def to_json(self) -> dict[str, Any]:
-        return {"logged": self.reads is not None, "facts": self.facts, "counts": self.counts, "links": self.links}
+        return {
+            "logged": self.reads is not None,
+            "facts": self.facts,
+            "counts": self.counts,
+            "links": self.links,
+            "clients": self.clients,
+            "routes": self.routes,
+        }
 
     @classmethod
     def from_json(cls, document: Mapping[str, Any]) -> FileRecord:
@@ -42,6 +53,8 @@ class FileRecord:
             list(document.get("facts", ())),
             dict(document["counts"]),
             document.get("links", ""),
+            document.get("clients", ""),
+            document.get("routes", ""),
         )
 
 
@@ -75,6 +88,11 @@ def changed_fact_keys(old: Mapping[str, list[str]], new: Mapping[str, list[str]]
 def fact(key: str, value: str) -> str:
     """A fact: reads of ``key`` see ``value`` among others."""
     return f"{key}{_FACT_VALUE}{value}"
+
+
+def fingerprint(rows: Iterable[tuple]) -> str:
+    """A hash of rows (branch-free values), whatever their order."""
+    return hashlib.blake2b(repr(sorted(rows)).encode("utf-8"), digest_size=16).hexdigest()
 
 
 def file_counts(subgraph: FileSubgraph) -> dict[str, Any]:

@@ -223,9 +223,11 @@ def ingest_branch(
         outdated_rows = inherited is not None and inherited.counts.get("documents") != DOCUMENT_VERSION
         rewrite_all = options.full or switched_model or outdated_rows
         with clock.stage("resolve"):
-            stored = None
+            stored, in_graph = None, None
             if inherited is not None and not rewrite_all:
-                stored = _stored_resolution(run, inherited.branch)
+                # The files a new branch's graph holds once its base is cloned are the base's.
+                in_graph = set(graph.files_except(name, inherited.branch, ()))
+                stored = _stored_resolution(run, inherited.branch, in_graph)
             resolved = resolve_update(name, branch, parsed.files, project_files, stored)
         counts = resolved.counts
         summary.nodes, summary.edges, summary.dangling = counts.nodes, counts.edges, counts.dangling
@@ -244,7 +246,7 @@ def ingest_branch(
                 diff_from = base_record.indexed_commit if base_record else summary.previous_commit
                 diff = _diff(repo, diff_from, summary.commit)
                 summary.changes = diff.to_dict()
-                written = _write_graph(run, resolved, parsed.files, summary.strategy, rewrite_all=options.full)
+                written = _write_graph(run, resolved, parsed.files, summary.strategy, options.full, in_graph)
             work.update(written.work)
             summary.files_deleted = len(written.removed)
             with clock.stage("embed"):
@@ -257,6 +259,7 @@ def ingest_branch(
                 )
             # A file's state says its graph *and* vector rows are current, so it is set last.
             rows.set_file_states(name, branch, written.states, written.removed)
+            rows.update_resolutions(name, branch, {p: r.to_json() for p, r in resolved.restamped.items()})
             rows.record_branch(
                 BranchRecord(
                     repo=name,
@@ -400,11 +403,10 @@ def _diff(repo: Repo, old: str | None, new: str) -> git.TreeDiff:
     return git.diff_commits(repo, old, new)
 
 
-def _stored_resolution(run: _Run, branch: str) -> PreviousResolution:
+def _stored_resolution(run: _Run, branch: str, in_graph: set[str]) -> PreviousResolution:
     """What the stores hold of a branch's resolution (the branch itself, or the base a new
     branch is cloned from). A file the graph lacks counts as unfinished, so it is redone."""
     states = run.stores.rows.file_resolutions(run.name, branch)
-    in_graph = set(run.stores.graph.files_except(run.name, branch, ()))
     blobs = {
         s.path: s.blob_sha if s.fingerprint is not None and s.resolution is not None and s.path in in_graph else ""
         for s in states
@@ -414,10 +416,16 @@ def _stored_resolution(run: _Run, branch: str) -> PreviousResolution:
 
 
 def _write_graph(
-    run: _Run, resolved: ResolvedUpdate, files: list[ParsedSource], strategy: str, rewrite_all: bool
+    run: _Run,
+    resolved: ResolvedUpdate,
+    files: list[ParsedSource],
+    strategy: str,
+    rewrite_all: bool,
+    in_graph: set[str] | None,
 ) -> _Written:
-    """Write what differs from the stored graph; return what was written and removed, the
-    file states to record once their vector rows are written too, and the work done."""
+    """Write what differs from the stored graph (which holds ``in_graph``'s files, when
+    known); return what was written and removed, the file states to record once their
+    vector rows are written too, and the work done."""
     graph, state = run.stores.graph, run.stores.rows
     name, branch = run.name, run.branch
     subgraphs = resolved.subgraphs
@@ -432,7 +440,8 @@ def _write_graph(
         states = state.file_states(name, branch)
         # The graph is asked, not only the states: a crashed run may have left files they miss,
         # and a graph that lost files (restored from an older backup) must get them back.
-        in_graph = set(graph.files_except(name, branch, ()))
+        if in_graph is None:
+            in_graph = set(graph.files_except(name, branch, ()))
         blobs = {path: blob for path, (blob, _) in states.items()}
         written = [
             s

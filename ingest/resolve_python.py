@@ -36,6 +36,7 @@ from branchgraph.ingest.resolution import ResolvedSymbol as _Symbol
 from branchgraph.ingest.resolution import SymbolValue as _Sym
 from branchgraph.ingest.subgraphs import ParsedSource, SubgraphEmitter, Target
 
+_NO_READS: frozenset[ReadKey] = frozenset()
 _DOTTED = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
 _CONSTRUCTED = re.compile(r"^([A-Za-z_][\w.]*)\(.*\)\.([A-Za-z_][\w.]*)$")
 _TYPE_NAME = re.compile(r"[A-Za-z_][\w.]*")
@@ -129,7 +130,10 @@ class PythonResolver(Resolver):
             _, self._index_reads[f.path] = self._logged(self._index_file, f)
         self._by_id = {s.id: s for s in self.symbols.values()}
         for symbol in self.symbols.values():
-            symbol.is_test, self._test_reads[symbol.id] = self._logged(self._is_test, symbol)
+            if symbol.label == "Class" or symbol.definition.name.startswith("test"):
+                symbol.is_test, self._test_reads[symbol.id] = self._logged(self._is_test, symbol)
+            else:
+                symbol.is_test = False  # reads nothing: only classes and test-named code may be tests
         self._subclass_index = self._index_subclasses()
 
     # ----- indexing -------------------------------------------------------------------
@@ -942,7 +946,7 @@ class PythonResolver(Resolver):
     def _is_test_symbol(self, symbol: _Symbol) -> bool:
         """Whether another file's symbol is a test, with what deciding it read."""
         if self.reads is not None:
-            self.reads.update(self._test_reads[symbol.id])
+            self.reads.update(self._test_reads.get(symbol.id, _NO_READS))
         return symbol.is_test
 
     def _file_dependencies(self, f: ParsedSource, reads: set[ReadKey]) -> set[ReadKey]:
@@ -950,7 +954,7 @@ class PythonResolver(Resolver):
         what indexing each file read on the way read (the modules its imports looked for)."""
         found = reads | {f.path}
         for index in range(len(f.parsed.definitions)):
-            found |= self._test_reads[self.symbols[(f.path, index)].id]
+            found |= self._test_reads.get(self.symbols[(f.path, index)].id, _NO_READS)
         for key in [k for k in found if isinstance(k, str)]:
             found |= self._index_reads.get(key, set())
         return found

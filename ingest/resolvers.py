@@ -9,13 +9,16 @@ After every family is resolved, the web routes and HTTP client calls each family
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from branchgraph.core.languages import language_named
-from branchgraph.core.model import FileSubgraph, subgraph_fingerprint
+from branchgraph.core.model import BRANCH_PREFIX_LEN, FileSubgraph, subgraph_fingerprint
 from branchgraph.ingest.http_endpoints import (
+    ClientCall,
     Endpoints,
+    Route,
     ecmascript_endpoints,
     go_endpoints,
     java_endpoints,
@@ -30,6 +33,7 @@ from branchgraph.ingest.incremental import (
     changed_fact_keys,
     changed_paths,
     file_counts,
+    fingerprint,
 )
 from branchgraph.ingest.read_log import stored_key
 from branchgraph.ingest.resolution import Resolver
@@ -80,11 +84,12 @@ def resolve_commit(
 
 @dataclass(slots=True)
 class ResolvedUpdate:
-    """An update's resolution: the files resolved again, with their new records, and the
-    counts over every file of the commit."""
+    """An update's resolution: the files resolved again, with their new records, the files
+    whose record alone changed, and the counts over every file of the commit."""
 
     subgraphs: list[FileSubgraph]
     records: dict[str, FileRecord]
+    restamped: dict[str, FileRecord]
     counts: BranchCounts
 
 
@@ -116,18 +121,30 @@ def resolve_update(
         found = spec.endpoints(resolver)
         endpoints.routes.extend(found.routes)
         endpoints.clients.extend(found.clients)
-    links = http_links(repo, branch, endpoints.routes, endpoints.clients)
+    # A file's links are matched again only when its client calls or the commit's routes
+    # differ from what its stored links were matched from (or it was resolved again).
+    routes_print = fingerprint(_route_row(r) for r in endpoints.routes)
+    clients_of: dict[str, list[ClientCall]] = {}
+    for call in endpoints.clients:
+        clients_of.setdefault(call.file, []).append(call)
+    client_prints = {path: fingerprint(_client_row(c) for c in calls) for path, calls in clients_of.items()}
+    stored = previous.records if previous is not None else {}
+    linked = set(clients_of) | {p for p, r in stored.items() if r.links and p in family_of}
+    to_link = {
+        p
+        for p in linked
+        if p in emitted
+        or p not in stored
+        or stored[p].routes != routes_print
+        or stored[p].clients != client_prints.get(p, "")
+    }
+    calls = [c for c in endpoints.clients if c.file in to_link]
+    links = http_links(repo, branch, endpoints.routes, calls)
     link_prints = {path: subgraph_fingerprint(added) for path, added in links.items()}
-    if previous is not None:
-        # A file whose inferred HTTP edges changed (a route appeared elsewhere) is resolved again.
-        linked = set(link_prints) | {p for p, r in previous.records.items() if r.links}
-        relink = {
-            p
-            for p in linked
-            if p in family_of and p not in emitted and link_prints.get(p, "") != previous.records[p].links
-        }
-        for family in sorted({family_of[p] for p in relink}):
-            emitted.update((s.path, s) for s in resolvers[family].build({p for p in relink if family_of[p] == family}))
+    # A file whose inferred HTTP edges changed (a route appeared elsewhere) is resolved again.
+    relink = {p for p in to_link if p not in emitted and link_prints.get(p, "") != stored[p].links}
+    for family in sorted({family_of[p] for p in relink}):
+        emitted.update((s.path, s) for s in resolvers[family].build({p for p in relink if family_of[p] == family}))
     for path, added in links.items():
         if path in emitted:
             add_links(emitted[path], added)
@@ -135,13 +152,36 @@ def resolve_update(
     for path, subgraph in emitted.items():
         resolver = resolvers[family_of[path]]
         reads = sorted(stored_key(k) for k in resolver.file_reads[path]) if resolver.reads is not None else None
-        records[path] = FileRecord(reads, facts.get(path, []), file_counts(subgraph), link_prints.get(path, ""))
+        records[path] = FileRecord(
+            reads,
+            facts.get(path, []),
+            file_counts(subgraph),
+            link_prints.get(path, ""),
+            client_prints.get(path, ""),
+            routes_print,
+        )
+    # Files matched again to the same links keep their record, now saying what it was matched from.
+    restamped = {
+        p: dataclasses.replace(stored[p], clients=client_prints.get(p, ""), routes=routes_print)
+        for p in to_link
+        if p not in emitted
+    }
     assert previous is not None or len(records) == len(files)
     counts = branch_counts(
         records[f.path].counts if f.path in records else previous.records[f.path].counts  # type: ignore[union-attr]
         for f in files
     )
-    return ResolvedUpdate(list(emitted.values()), records, counts)
+    return ResolvedUpdate(list(emitted.values()), records, restamped, counts)
+
+
+def _route_row(route: Route) -> tuple:
+    methods = sorted(route.methods) if route.methods is not None else None
+    return (route.path, str(methods), route.handler.id[BRANCH_PREFIX_LEN:], route.handler.label, route.file, route.line)
+
+
+def _client_row(call: ClientCall) -> tuple:
+    caller = call.caller.id[BRANCH_PREFIX_LEN:]
+    return (call.line, str(call.method), repr(call.url), call.raw, caller, call.caller.label, call.caller_is_test)
 
 
 def _to_resolve(

@@ -132,3 +132,16 @@ def test_an_update_resolves_only_the_changed_file_when_nobody_reads_what_changed
     assert update.work["files_resolved"] == 1
     assert update.work["files_written"] == 1
     assert_equals_fresh_ingest(repo_dir, "main", config, graph_store, pg_store)
+
+
+def test_a_route_nobody_calls_leaves_the_clients_unresolved_again(repo_dir, config, graph_store, pg_store):
+    repo = init_repo(repo_dir)
+    commit_files(repo, {**CLIENT, **SERVER, **UNRELATED})
+    api.ingest(repo_dir, config=config)
+    admin = {"admin.py": 'from server import app\n\n\n@app.get("/admin")\ndef admin():\n    return {}\n'}
+    commit_files(repo, {**CLIENT, **SERVER, **admin, **UNRELATED})
+    update = api.ingest(repo_dir, config=config)
+    # client.py is matched against the new routes, finds the same handler, and is not resolved again.
+    assert update.work["files_resolved"] == 1
+    assert _call_target(graph_store, repo_dir.name, "client.items", '"/api/items"') == "server.list_items"
+    assert_equals_fresh_ingest(repo_dir, "main", config, graph_store, pg_store)
