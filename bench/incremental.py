@@ -22,7 +22,7 @@ from corpus import commit_sdist, drop_repo, fetch_sdist, git
 
 from branchgraph import api
 from branchgraph.core.config import Config
-from branchgraph.stores import open_graph_store
+from branchgraph.stores import open_graph_store, open_pg_store
 
 SYMBOLS = (
     "MATCH (n {repo: $repo, branch: $branch}) WHERE n:Class OR n:Function OR n:Method "
@@ -42,8 +42,9 @@ def full_ingest_seconds(root: Path, config: Config, commit: str) -> float:
     """A from-scratch ingest of ``commit`` under a throwaway branch name, then dropped."""
     name = f"bench-full-{uuid.uuid4().hex[:6]}"
     summary = api.ingest(root, branch=name, rev=commit, full=True, config=config)
-    with open_graph_store(config, root) as graph:
-        graph.delete_branch(summary.repo, name)
+    # From both stores: a branch PostgreSQL remembers could be chosen as a later branch's base.
+    with open_graph_store(config, root) as graph, open_pg_store(config, root) as pg:
+        api.drop_branch_with(graph, pg, summary.repo, name)
     return summary.seconds["total"]
 
 

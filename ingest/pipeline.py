@@ -376,10 +376,13 @@ def _choose_base(run: _Run, commit: str, wanted: str | None) -> BranchRecord | N
     """The indexed branch cheapest to clone for a new branch: the named one, else the one whose
     indexed commit differs from ``commit`` in the fewest files (when few enough to pay off)."""
     repo = run.repo
+    # A base the graph lost (dropped from Neo4j alone, or a restored backup) has nothing to clone.
     candidates = [
         r
         for r in run.stores.rows.branches(run.name)
-        if r.branch != run.branch and git.commit_exists(repo, r.indexed_commit)
+        if r.branch != run.branch
+        and git.commit_exists(repo, r.indexed_commit)
+        and run.stores.graph.has_branch(run.name, r.branch)
     ]
     if wanted is not None:
         chosen = next((r for r in candidates if r.branch == wanted), None)

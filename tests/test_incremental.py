@@ -145,6 +145,18 @@ def test_a_new_branch_is_cloned_from_its_base_and_then_updated(repo_dir, config,
     assert_equals_fresh_ingest(repo_dir, "main", config, graph_store, pg_store)
 
 
+def test_a_base_the_graph_lost_is_never_cloned(repo_dir, config, graph_store, pg_store):
+    repo = init_repo(repo_dir)
+    main = commit_files(repo, APP)
+    api.ingest(repo_dir, config=config)
+    graph_store.delete_branch(repo_dir.name, "main")  # PostgreSQL still remembers main
+    feature = {**APP, "app/core.py": APP["app/core.py"] + "\n\ndef extra():\n    return helper()\n"}
+    commit_files(repo, feature, branch="feature/x", parents=[main.encode()])
+    branched = api.ingest(repo_dir, branch="feature/x", config=config)
+    assert (branched.strategy, branched.base) == ("bulk", None)
+    assert_equals_fresh_ingest(repo_dir, "feature/x", config, graph_store, pg_store)
+
+
 def test_a_force_push_is_just_another_diff(repo_dir, config, graph_store, pg_store):
     repo = init_repo(repo_dir)
     root = commit_files(repo, APP)
