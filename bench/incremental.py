@@ -59,6 +59,7 @@ def step(label: str, root: Path, config: Config, branch: str, commit: str, seen:
         "changed_files": summary.changes,
         "seconds": summary.seconds["total"],
         "files_parsed": summary.work.get("files_parsed", 0),
+        "files_resolved": summary.work.get("files_resolved", 0),
         "files_written": summary.work.get("files_written", 0),
         "files_re_resolved": summary.work.get("files_re_resolved", 0),
         "nodes_written": summary.work.get("nodes_written", 0),
@@ -120,13 +121,13 @@ def main() -> None:
             drop_repo(root, config)
     print()
     print(
-        f"{'step':<24} {'strategy':<11} {'changed':>7} {'seconds':>8} {'parsed':>6} {'written':>7} "
+        f"{'step':<24} {'strategy':<11} {'changed':>7} {'seconds':>8} {'parsed':>6} {'resolved':>8} {'written':>7} "
         f"{'re-res':>6} {'embeds':>6} {'new syms':>8} {'full s':>7} {'ratio':>6}"
     )
     for r in rows:
         changed = sum(r["changed_files"].values())
         print(
-            f"{r['step']:<24} {r['strategy']:<11} {changed:>7} {r['seconds']:>8.2f} {r['files_parsed']:>6} {r['files_written']:>7} "
+            f"{r['step']:<24} {r['strategy']:<11} {changed:>7} {r['seconds']:>8.2f} {r['files_parsed']:>6} {r['files_resolved']:>8} {r['files_written']:>7} "
             f"{r['files_re_resolved']:>6} {r['embeddings_computed']:>6} {r['symbols_with_new_content']:>8} "
             f"{r['full_ingest_seconds']:>7.2f} {r['ratio_to_full']:>6.3f}"
         )

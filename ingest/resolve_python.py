@@ -38,7 +38,6 @@ from branchgraph.ingest.subgraphs import ParsedSource, SubgraphEmitter, Target
 
 _NO_READS: frozenset[ReadKey] = frozenset()
 _DOTTED = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
-_CONSTRUCTED = re.compile(r"^([A-Za-z_][\w.]*)\(.*\)\.([A-Za-z_][\w.]*)$")
 _TYPE_NAME = re.compile(r"[A-Za-z_][\w.]*")
 # A call on a literal ("".join, [].append, {}.get) is a builtin type's method.
 _LITERAL_RECEIVER = re.compile(r"""^([rbfuRBFU]{0,2}["']|[\[{]|\d)""")
@@ -479,7 +478,7 @@ class PythonResolver(Resolver):
             owner = self._enclosing_class(path, scope)
             klass = (
                 next(
-                    (k for k in self._mro(owner) if not isinstance(k, _Ext) and self._attribute_bindings(k, attr)), None
+                    (k for k in self._mro(owner) if isinstance(k, _Symbol) and self._attribute_bindings(k, attr)), None
                 )
                 if owner is not None
                 else None
@@ -628,7 +627,7 @@ class PythonResolver(Resolver):
             self.reads.add((SUBCLASSES, symbol_key(cls.id)))
         subclasses = self._subclass_index.get(cls.id, [])
         if not subclasses or any(
-            attr in self.attributes.get((k.file.path, k.index), {}) for k in self._mro(cls) if not isinstance(k, _Ext)
+            attr in self.attributes.get((k.file.path, k.index), {}) for k in self._mro(cls) if isinstance(k, _Symbol)
         ):
             return None  # nobody subclasses it, or it assigns the attribute itself (to something unknown)
         found = {self._class_member(sub, attr, set()) for sub in subclasses}
@@ -671,10 +670,10 @@ class PythonResolver(Resolver):
         """A member of a class as Python finds it: its own definitions and instance attributes,
         then each in-repo class of its method resolution order (C3, so in a diamond a
         sibling's override comes before the shared base); past them, an external base's."""
-        external = None
+        unknown: _Ext | _Dyn | None = None
         for klass in self._mro(cls):
-            if isinstance(klass, _Ext):
-                external = external or klass
+            if not isinstance(klass, _Symbol):
+                unknown = unknown or klass
                 continue
             child = self.children.get((klass.file.path, klass.index), {}).get(attr)
             if child is not None:
@@ -682,7 +681,9 @@ class PythonResolver(Resolver):
             attribute = self._own_attribute(klass, attr)
             if attribute is not None:
                 return attribute
-        return _Ext(f"{external.name}.{attr}") if external is not None else None
+        if isinstance(unknown, _Dyn):
+            return unknown  # a base made at run time (`BaseManager.from_queryset(QuerySet)`)
+        return _Ext(f"{unknown.name}.{attr}") if unknown is not None else None
 
     def _instance_attribute(self, cls: _Symbol, attr: str) -> _Value:
         """An attribute's declared type wins over its assignments (``self.x: Store = make()``,
@@ -698,21 +699,21 @@ class PythonResolver(Resolver):
         """An instance attribute the class's own methods or body assign."""
         return self._memo(("attribute", cls.id, attr), lambda: self._instance_attribute(cls, attr))
 
-    def _mro(self, cls: _Symbol) -> list[_Symbol | _Ext]:
+    def _mro(self, cls: _Symbol) -> list[_Symbol | _Ext | _Dyn]:
         """The class's C3 linearization over its resolved bases (an external base stands for
         itself; bases that resolve to nothing are left out). A hierarchy C3 refuses (or a
         cycle) falls back to depth-first order; a class among its own bases is its own MRO."""
-        found: list[_Symbol | _Ext] = self._memo(("mro", cls.id), lambda: self._mro_uncached(cls), reentry=[cls])
+        found: list[_Symbol | _Ext | _Dyn] = self._memo(("mro", cls.id), lambda: self._mro_uncached(cls), reentry=[cls])
         return found
 
-    def _mro_uncached(self, cls: _Symbol) -> list[_Symbol | _Ext]:
-        bases: list[_Symbol | _Ext] = []
+    def _mro_uncached(self, cls: _Symbol) -> list[_Symbol | _Ext | _Dyn]:
+        bases: list[_Symbol | _Ext | _Dyn] = []
         for _raw, _line, base in self._class_bases(cls):
             if isinstance(base, _Sym) and base.symbol.label == "Class":
                 bases.append(base.symbol)
-            elif isinstance(base, _Ext):
-                bases.append(base)
-        chains = [self._mro(b) if not isinstance(b, _Ext) else [b] for b in bases]
+            elif isinstance(base, (_Ext, _Dyn)):
+                bases.append(base)  # a library's class, or one made at run time: its members are its own
+        chains = [self._mro(b) if isinstance(b, _Symbol) else [b] for b in bases]
         merged = _c3_merge([*(list(c) for c in chains), list(bases)])
         if merged is None:  # inconsistent order: depth-first, first occurrence kept
             merged = list(dict.fromkeys(klass for chain in chains for klass in chain))
@@ -725,7 +726,7 @@ class PythonResolver(Resolver):
 
     def _made_by_metaclass_uncached(self, cls: _Symbol) -> bool:
         for klass in self._mro(cls):
-            if isinstance(klass, _Ext):
+            if not isinstance(klass, _Symbol):
                 continue
             raw = self._metaclasses.get((klass.file.path, klass.index))
             if raw is not None:
@@ -758,34 +759,49 @@ class PythonResolver(Resolver):
         ]
 
     def _resolve_dotted(self, path: str, scope: int | None, raw: str) -> _Value:
-        """Resolve ``a.b.c`` (or ``super().m``) as written in ``scope`` of ``path``."""
-        if raw.startswith("super()."):
-            owner = self._enclosing_class(path, scope)
-            if owner is None:
-                return None
-            value: _Value = None
-            for _r, _l, base in self._class_bases(owner):
-                if isinstance(base, _Sym):
-                    value = self._class_member(base.symbol, raw[len("super().") :].split(".")[0], set())
-                elif isinstance(base, _Ext):
-                    value = _Ext(f"{base.name}.{raw[len('super().') :]}")
-                if value is not None:
-                    break
-            return value
-        constructed = _CONSTRUCTED.match(raw)
-        if constructed:
-            # `Invoice().add_line`, `build_client(...).send`: an attribute of what a call
-            # returns (a fresh instance of a class, or a function's annotated return type).
-            callee = self._resolve_dotted(path, scope, constructed.group(1))
-            value = self._call_result(callee)
-            if value is not None:
-                for attr in constructed.group(2).split("."):
-                    value = self._member(self._through_property(value), attr) if value is not None else None
-                return value
-            return _Ext(raw) if isinstance(callee, _Ext) else None
+        """Resolve ``a.b.c`` as written in ``scope`` of ``path``, or a chain of calls and
+        attributes (``Invoice().add_line``, ``build_client(...).send``, ``qs.filter(...)
+        .order_by``, ``super().save``): each call gives what calling the value before returns
+        (a fresh instance of a class, a function's annotated or single returned type)."""
+        if "(" in raw:
+            steps = _call_chain(raw)
+            if steps is None:
+                return _Ext(raw) if _LITERAL_RECEIVER.match(raw) else None
+            return self._resolve_chain(path, scope, raw, steps)
         if not _DOTTED.match(raw):
             return _Ext(raw) if _LITERAL_RECEIVER.match(raw) else None
         return self._dotted_chain(path, scope, raw)
+
+    def _resolve_chain(self, path: str, scope: int | None, raw: str, steps: list[str]) -> _Value:
+        head, rest = steps[0], steps[1:]
+        if head == "super" and rest[:1] == [_CALL] and len(rest) > 1:
+            value, rest = self._super_member(path, scope, rest[1]), rest[2:]
+        else:
+            value = self._resolve_dotted(path, scope, head)
+        for step in rest:
+            before = value
+            if step == _CALL:
+                value = self._call_result(value)
+            elif value is not None:
+                value = self._member(self._through_property(value), step)
+            if value is None:
+                # What a library call gives is the library's (`sorted(rows).index` included).
+                return _Ext(raw) if isinstance(before, _Ext) else None
+        return value
+
+    def _super_member(self, path: str, scope: int | None, attr: str) -> _Value:
+        """``super().attr`` in a method: the first base (in order) that has it."""
+        owner = self._enclosing_class(path, scope)
+        if owner is None:
+            return None
+        for _r, _l, base in self._class_bases(owner):
+            if isinstance(base, _Sym):
+                value = self._class_member(base.symbol, attr, set())
+                if value is not None:
+                    return value
+            elif isinstance(base, _Ext):
+                return _Ext(f"{base.name}.{attr}")
+        return None
 
     def _attribute(self, value: _Value, attr: str) -> _Value:
         return self._member(self._through_property(value), attr)
@@ -958,6 +974,62 @@ class PythonResolver(Resolver):
         for key in [k for k in found if isinstance(k, str)]:
             found |= self._index_reads.get(key, set())
         return found
+
+
+_CALL = "()"  # a call step of ``_call_chain``
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+
+
+def _call_chain(raw: str) -> list[str] | None:
+    """``a.b(x).c(y) .d`` -> ``["a.b", "()", "c", "()", "d"]``: a dotted head, then calls and
+    attributes; None when ``raw`` is something else (a subscript, a literal receiver)."""
+    head = re.match(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*", raw)
+    if head is None:
+        return None
+    steps = [head.group(0)]
+    i, n = head.end(), len(raw)
+    while i < n:
+        if raw[i] == "(":
+            end = _closing(raw, i)
+            if end is None:
+                return None
+            steps.append(_CALL)
+            i = end + 1
+        elif raw[i] == "." or raw[i].isspace():
+            while i < n and raw[i].isspace():
+                i += 1
+            if i >= n or raw[i] != "." or (steps[-1] != _CALL and raw[i - 1].isspace()):
+                return None
+            name = _IDENTIFIER.match(raw, i + 1)
+            if name is None:
+                return None
+            steps.append(name.group(0))
+            i = name.end()
+        else:
+            return None
+    return steps
+
+
+def _closing(text: str, start: int) -> int | None:
+    """The index of the parenthesis closing the one at ``start`` (strings skipped)."""
+    depth, i, quote = 0, start, ""
+    while i < len(text):
+        c = text[i]
+        if quote:
+            if c == "\\":
+                i += 1
+            elif c == quote:
+                quote = ""
+        elif c in "\"'":
+            quote = c
+        elif c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+            if depth == 0:
+                return i if c == ")" else None
+        i += 1
+    return None
 
 
 def symbol_key(symbol_id: str) -> str:

@@ -644,3 +644,44 @@ def test_a_class_made_by_type_is_dynamic_and_a_returned_library_value_is_the_lib
     reasons = unresolved_of_subgraphs(resolve(sources))
     assert reasons["FormSet().is_valid"] == "dynamic"
     assert reasons["sqlite3.connect().cursor"] == "external"
+
+
+def test_a_chain_of_calls_follows_every_call_in_turn():
+    sources = {
+        "shop.py": (
+            b"class Line:\n    def total(self):\n        return 1\n\n\n"
+            b"class Invoice:\n    def line(self) -> Line:\n        return Line()\n\n"
+            b"    def total(self):\n        return 2\n\n\n"
+            b"def invoice() -> Invoice:\n    return Invoice()\n\n\n"
+            b"def work():\n"
+            b"    invoice().line().total()\n"  # Line.total, not Invoice.total: every call counts
+            b"    invoice().line(\n        ).total()\n"  # a chain written over lines
+            b"    invoice()[0].total()\n"  # a subscript: unknown
+        ),
+    }
+    graph = resolve(sources)
+    calls = calls_of(graph)
+    assert calls[("shop.work", "shop.Line.total")] is True
+    assert ("shop.work", "shop.Invoice.total") not in calls
+    assert unresolved_of_subgraphs(graph)["invoice()[0].total"] == "unresolved"
+
+
+def test_a_class_built_from_a_call_answers_its_missing_members_at_run_time():
+    sources = {
+        "managers.py": (
+            b"class QuerySet:\n    def filter(self):\n        return self\n\n\n"
+            b"class BaseManager:\n"
+            b"    @classmethod\n    def from_queryset(cls, queryset_class):\n"
+            b"        return type('Manager', (cls,), {})\n\n"
+            b"    def check(self):\n        return []\n\n\n"
+            b"class Manager(BaseManager.from_queryset(QuerySet)):\n    def own(self):\n        return 1\n\n\n"
+            b"class Plain(BaseManager):\n    pass\n\n\n"
+            b"def work(objects: Manager, plain: Plain):\n"
+            b"    objects.own()\n    objects.filter()\n    plain.filter()\n"
+        ),
+    }
+    graph = resolve(sources)
+    reasons = unresolved_of_subgraphs(graph)
+    assert calls_of(graph)[("managers.work", "managers.Manager.own")] is True
+    assert reasons["objects.filter"] == "dynamic"  # a member of the class type() made, maybe
+    assert reasons["plain.filter"] == "unresolved"  # its bases are all known: simply not found
