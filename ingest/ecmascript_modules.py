@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import posixpath
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Container, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -66,8 +66,9 @@ class _PathAliases:
 class ModuleMap:
     """Resolves specifiers for one commit's ECMAScript files."""
 
-    def __init__(self, paths: Iterable[str], project_files: Mapping[str, bytes]):
-        self.paths = frozenset(paths)
+    def __init__(self, paths: Iterable[str] | Container[str], project_files: Mapping[str, bytes]):
+        # A container is probed as it is (a resolver that logs its reads passes a logged one).
+        self.paths: Container[str] = paths if isinstance(paths, Container) else frozenset(paths)
         self._documents = {path: parse_jsonc(data) for path, data in project_files.items() if path.endswith(".json")}
         # Sorted, so a directory's tsconfig.json wins over its jsconfig.json.
         self._config_dirs = {_directory(path): path for path in sorted(self._documents) if _name(path) in _CONFIG_NAMES}

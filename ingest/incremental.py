@@ -77,12 +77,12 @@ def changed_paths(previous: PreviousResolution, current: Mapping[str, str]) -> t
 
 
 def changed_fact_keys(old: Mapping[str, list[str]], new: Mapping[str, list[str]]) -> set[str]:
-    """The read keys whose facts differ between two resolutions of a family's files."""
-    keys: set[str] = set()
-    for path in set(old) | set(new):
-        differ = set(old.get(path, ())) ^ set(new.get(path, ()))
-        keys.update(fact.rsplit(_FACT_VALUE, 1)[0] for fact in differ)
-    return keys
+    """The read keys whose facts differ between two resolutions of a family's files: a fact
+    counts for the commit, whichever file states it (a member name two files define is still
+    defined when one of them goes)."""
+    before = {f for facts in old.values() for f in facts}
+    after = {f for facts in new.values() for f in facts}
+    return {fact.rsplit(_FACT_VALUE, 1)[0] for fact in before ^ after}
 
 
 def fact(key: str, value: str) -> str:

@@ -4,8 +4,9 @@ files whose reads a change touched (``ingest.incremental``).
 A read is a file path (any table keyed by it: its definitions, bindings, attributes) or a
 tagged key for a table keyed otherwise: ``("m", name)`` a module name looked up (found or
 not), ``("fx", where)`` the fixtures of a folder or file, ``("sub", key)`` a class's
-subclasses. Memoised resolutions keep their reads and hand them to every later user, so a
-file's log holds what its answers depend on, whoever computed them first.
+subclasses, ``("n", name)`` a member name looked for, ``PROJECT`` the project files.
+Memoised resolutions keep their reads and hand them to every later user, so a file's log
+holds what its answers depend on, whoever computed them first.
 
 An answer computed while a key it needs was itself being computed (a cycle, which the memo
 breaks by answering None) depends on where the cycle was entered; such answers are not
@@ -21,6 +22,10 @@ ReadKey = str | tuple[str, str]
 MODULE = "m"
 FIXTURES = "fx"
 SUBCLASSES = "sub"
+MEMBER_NAME = "n"  # a member name looked for among all the commit's definitions
+# The project files a family's resolver read (tsconfig.json, package.json): every file's
+# resolution depends on them.
+PROJECT: tuple[str, str] = ("project", "")
 
 # Stored keys are strings; a tag is separated from its name by a character no path holds.
 _TAG_SEPARATOR = "\x1f"

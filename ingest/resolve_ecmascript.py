@@ -25,6 +25,7 @@ in the repository), else ``unresolved``.
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections import Counter
 from collections.abc import Mapping
@@ -34,6 +35,8 @@ from branchgraph.core.languages.ecmascript import module_name
 from branchgraph.core.model import Edge, FileSubgraph, node_id
 from branchgraph.ingest.ecmascript_modules import External as ExternalModule
 from branchgraph.ingest.ecmascript_modules import ModuleMap
+from branchgraph.ingest.incremental import fact, fingerprint
+from branchgraph.ingest.read_log import MEMBER_NAME, PROJECT, ReadKey, TaggedSet, stored_key
 from branchgraph.ingest.resolution import Binding, Resolver
 from branchgraph.ingest.resolution import Elements as _Elements
 from branchgraph.ingest.resolution import External as _Ext
@@ -95,22 +98,27 @@ class EcmaScriptResolver(Resolver):
 
     TYPE_LABELS = ("Class", "Interface")
     DOTTED = _DOTTED
+    TRACKS_READS = True
 
     def __init__(self, repo: str, branch: str, files: list[ParsedSource], project_files: Mapping[str, bytes]):
         super().__init__(repo, branch, files)
+        log = self.reads
+        assert log is not None  # TRACKS_READS
+        # Probing the commit's paths logs each path probed, found or not.
         self.modules = ModuleMap(self._files_by_path, project_files)
-        self.file_ids = {f.path: node_id(repo, branch, f.path, "File", module_name(f.path)) for f in files}
-        self.exports: dict[str, dict[str, _Binding]] = {}  # path -> exported name -> binding
-        self.star_exports: dict[str, list[str]] = {}  # path -> `export * from` specifiers
-        self.return_types: dict[tuple[str, int], str] = {}
-        self.type_parameters: dict[tuple[str, int | None], set[str]] = {}
-        self._base_refs: dict[tuple[str, int], list[tuple[str, int]]] = {}
-        self._bases: dict[str, list[tuple[str, int, _Value]]] = {}
+        self.project_print = fingerprint((path, data) for path, data in project_files.items())
+        self.file_ids.update((f.path, node_id(repo, branch, f.path, "File", module_name(f.path))) for f in files)
+        self.exports: dict[str, dict[str, _Binding]] = self._path_table()  # path -> exported name -> binding
+        self.star_exports: dict[str, list[str]] = self._path_table()  # path -> `export * from` specifiers
+        self.return_types: dict[tuple[str, int], str] = self._table()
+        self.type_parameters: dict[tuple[str, int | None], set[str]] = self._table()
+        self._base_refs: dict[tuple[str, int], list[tuple[str, int]]] = self._table()
         # Every name a definition or an instance attribute carries: a member call on an
         # unknown receiver whose name is not among them cannot land in the repository.
-        self.member_names: set[str] = set()
+        self.member_names: set[str] = TaggedSet(log, MEMBER_NAME)
+        self._names_of: dict[str, set[str]] = {}  # path -> the names it adds to member_names
         # (path, scope) -> the parameter names of the functions there (inline callbacks' too).
-        self.parameters: dict[tuple[str, int | None], set[str]] = {}
+        self.parameters: dict[tuple[str, int | None], set[str]] = self._table()
         for f in files:
             self._index_file(f)
         self._by_id = {s.id: s for s in self.symbols.values()}
@@ -129,7 +137,7 @@ class EcmaScriptResolver(Resolver):
             label = _label(d, defs)
             symbol = self._add_symbol(f, index, label, qualname, seen)
             symbol.is_test = d.kind == "test"
-            self.member_names.add(d.name)
+            self._add_member_name(f.path, d.name)
             if d.kind != "test":
                 # Later declarations shadow earlier ones; TypeScript merges a class with an
                 # interface of its name, and the class is what code calls.
@@ -202,14 +210,37 @@ class EcmaScriptResolver(Resolver):
             owner = a.scope
         if owner is not None:
             name = a.name.removeprefix("self.")
-            self.member_names.add(name)
+            self._add_member_name(f.path, name)
             self.attributes.setdefault((f.path, owner), {}).setdefault(name, []).append(binding)
         elif not a.name.startswith("self."):
             self._bind(f.path, a.scope, a.name, binding, keep_existing=True)
 
     # ----- modules and exports --------------------------------------------------------
 
+    def _add_member_name(self, path: str, name: str) -> None:
+        self.member_names.add(name)
+        self._names_of.setdefault(path, set()).add(name)
+
+    def facts(self) -> dict[str, list[str]]:
+        """Per file, the member names it adds (a name appearing or vanishing changes what a
+        call on an unknown receiver may reach) and the project files' fingerprint (a changed
+        ``tsconfig.json`` or ``package.json`` may move any import)."""
+        project = fact(stored_key(PROJECT), self.project_print)
+        return {
+            f.path: sorted({fact(stored_key((MEMBER_NAME, n)), "") for n in self._names_of.get(f.path, ())} | {project})
+            for f in self.files
+        }
+
+    def _file_dependencies(self, f: ParsedSource, reads: set[ReadKey]) -> set[ReadKey]:
+        return reads | {f.path, PROJECT}
+
     def _module(self, importer: str, specifier: str) -> _Value:
+        # Memoised with what the lookup probed (the map's own cache would hide the probes).
+        return self._memo(
+            ("module", posixpath.dirname(importer), specifier), lambda: self._module_uncached(importer, specifier)
+        )
+
+    def _module_uncached(self, importer: str, specifier: str) -> _Value:
         found = self.modules.resolve(importer, specifier)
         if isinstance(found, ExternalModule):
             return _Ext(found.name)
@@ -334,17 +365,18 @@ class EcmaScriptResolver(Resolver):
         return None
 
     def _class_bases(self, cls: _Symbol) -> list[tuple[str, int, _Value]]:
-        cached = self._bases.get(cls.id)
-        if cached is not None:
-            return cached
-        self._bases[cls.id] = []  # a class extending itself finds no bases
+        # A class extending itself finds no bases on the way.
+        found: list[tuple[str, int, _Value]] = self._memo(
+            ("bases", cls.id), lambda: self._bases_uncached(cls), reentry=[]
+        )
+        return found
+
+    def _bases_uncached(self, cls: _Symbol) -> list[tuple[str, int, _Value]]:
         parent = cls.definition.parent
-        bases = [
+        return [
             (raw, line, self._resolve_dotted(cls.file.path, parent, _GENERIC_ARGS.sub("", raw)))
             for raw, line in self._base_refs.get((cls.file.path, cls.index), ())
         ]
-        self._bases[cls.id] = bases
-        return bases
 
     def _resolve_dotted(self, path: str, scope: int | None, raw: str) -> _Value:
         """Resolve a callee or an expression as written in ``scope`` of ``path``."""

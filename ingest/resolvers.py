@@ -13,7 +13,7 @@ import dataclasses
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from branchgraph.core.languages import language_named
+from branchgraph.core.languages import language_for_path, language_named
 from branchgraph.core.model import BRANCH_PREFIX_LEN, FileSubgraph, subgraph_fingerprint
 from branchgraph.ingest.http_endpoints import (
     ClientCall,
@@ -174,6 +174,11 @@ def resolve_update(
     return ResolvedUpdate(list(emitted.values()), records, restamped, counts)
 
 
+def _family_of_path(path: str) -> str | None:
+    spec = language_for_path(path)
+    return spec.resolver if spec is not None else None
+
+
 def _route_row(route: Route) -> tuple:
     methods = sorted(route.methods) if route.methods is not None else None
     return (route.path, str(methods), route.handler.id[BRANCH_PREFIX_LEN:], route.handler.label, route.file, route.line)
@@ -193,7 +198,8 @@ def _to_resolve(
         return None
     current = {f.path: f.blob_sha for f in group}
     changed, added_or_deleted = changed_paths(previous, current)
-    old_facts = {path: record.facts for path, record in previous.records.items()}
+    family = language_named(group[0].parsed.language).resolver
+    old_facts = {path: r.facts for path, r in previous.records.items() if _family_of_path(path) == family}
     keys = changed | {stored_key(k) for k in resolver.changed_keys(changed, added_or_deleted)}
     keys |= changed_fact_keys(old_facts, facts)
     unrecorded = {p for p in current if p not in previous.records or previous.records[p].reads is None}

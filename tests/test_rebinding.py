@@ -145,3 +145,58 @@ def test_a_route_nobody_calls_leaves_the_clients_unresolved_again(repo_dir, conf
     assert update.work["files_resolved"] == 1
     assert _call_target(graph_store, repo_dir.name, "client.items", '"/api/items"') == "server.list_items"
     assert_equals_fresh_ingest(repo_dir, "main", config, graph_store, pg_store)
+
+
+TS_PACKAGE = {
+    "package.json": '{"name": "shop", "private": true}',
+    "src/one.ts": "export class Store {\n  save(): number {\n    return 1;\n  }\n}\n",
+    "src/two.ts": "export class Store {\n  save(): number {\n    return 2;\n  }\n}\n",
+    "src/index.ts": 'export { Store } from "./one";\n',
+    "src/app.ts": 'import { Store } from "./index";\n\nexport function run(): number {\n  return new Store().save();\n}\n',
+    "src/tidy.ts": "export function tidy(value: string): string {\n  return value.trim();\n}\n",
+}
+
+TS_CASES = {
+    # The barrel re-exports another Store: app.ts's call now reaches two.ts.
+    "barrel switched": ({**TS_PACKAGE, "src/index.ts": 'export { Store } from "./two";\n'}, "src/two.Store.save"),
+    # The module app.ts imports from appears where nothing was: `./index` now finds index.tsx.
+    "index moves": (
+        {
+            **{k: v for k, v in TS_PACKAGE.items() if k != "src/index.ts"},
+            "src/index.tsx": 'export { Store } from "./two";\n',
+        },
+        "src/two.Store.save",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(TS_CASES))
+def test_a_typescript_change_rebinds_unchanged_files(case, repo_dir, config, graph_store, pg_store):
+    after, target = TS_CASES[case]
+    repo = init_repo(repo_dir)
+    commit_files(repo, TS_PACKAGE)
+    api.ingest(repo_dir, config=config)
+    assert _call_target(graph_store, repo_dir.name, "src/app.run", "new Store().save") == "src/one.Store.save"
+    commit_files(repo, after)
+    update = api.ingest(repo_dir, config=config)
+    # app.ts is resolved again although it did not change; tidy.ts and one.ts are not.
+    assert update.work["files_resolved"] == len({p for p in after if TS_PACKAGE.get(p) != after[p]}) + 1
+    assert _call_target(graph_store, repo_dir.name, "src/app.run", "new Store().save") == target
+    assert_equals_fresh_ingest(repo_dir, "main", config, graph_store, pg_store)
+
+
+def test_a_changed_tsconfig_resolves_every_typescript_file_again(repo_dir, config, graph_store, pg_store):
+    files = {
+        **TS_PACKAGE,
+        "tsconfig.json": '{"compilerOptions": {"baseUrl": "."}}',
+        "src/app.ts": 'import { Store } from "lib/store";\n\nexport function run(): number {\n  return new Store().save();\n}\n',
+        "lib/store.ts": 'export { Store } from "../src/one";\n',
+    }
+    repo = init_repo(repo_dir)
+    commit_files(repo, files)
+    api.ingest(repo_dir, config=config)
+    assert _call_target(graph_store, repo_dir.name, "src/app.run", "new Store().save") == "src/one.Store.save"
+    commit_files(repo, {**files, "tsconfig.json": '{"compilerOptions": {"baseUrl": "src"}}'})
+    update = api.ingest(repo_dir, config=config)
+    assert update.work["files_resolved"] == sum(1 for p in files if p.endswith(".ts"))
+    assert_equals_fresh_ingest(repo_dir, "main", config, graph_store, pg_store)
