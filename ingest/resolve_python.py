@@ -774,7 +774,8 @@ class PythonResolver(Resolver):
 
     def _resolve_chain(self, path: str, scope: int | None, raw: str, steps: list[str]) -> _Value:
         head, rest = steps[0], steps[1:]
-        if head == "super" and rest[:1] == [_CALL] and len(rest) > 1:
+        # `super().m` (not `super(Klass, self).m`, which starts the lookup after Klass).
+        if head == "super" and raw.startswith("super()") and len(rest) > 1:
             value, rest = self._super_member(path, scope, rest[1]), rest[2:]
         else:
             value = self._resolve_dotted(path, scope, head)

@@ -685,3 +685,18 @@ def test_a_class_built_from_a_call_answers_its_missing_members_at_run_time():
     assert calls_of(graph)[("managers.work", "managers.Manager.own")] is True
     assert reasons["objects.filter"] == "dynamic"  # a member of the class type() made, maybe
     assert reasons["plain.filter"] == "unresolved"  # its bases are all known: simply not found
+
+
+def test_super_with_arguments_is_not_the_enclosing_class_lookup():
+    sources = {
+        "views.py": (
+            b"class Base:\n    def setup(self):\n        return 0\n\n\n"
+            b"class Middle(Base):\n    def setup(self):\n        return 1\n\n\n"
+            b"class Leaf(Middle):\n    def setup(self):\n"
+            b"        super().setup()\n        super(Middle, self).setup()\n"
+        ),
+    }
+    calls = calls_of(resolve(sources))
+    assert calls[("views.Leaf.setup", "views.Middle.setup")] is True  # super(): the next class
+    # super(Middle, self) starts after Middle: never Middle.setup (it is not followed, no guess).
+    assert calls[("views.Leaf.setup", "super(Middle, self).setup")] is False
