@@ -130,7 +130,12 @@ class Resolver:
         raise NotImplementedError
 
     def _class_bases(self, cls: ResolvedSymbol) -> list[tuple[str, int, Any]]:
-        """(raw, line, value) of each base a class or interface names."""
+        """(raw, line, value) of each base a class or interface names (memoised; a class
+        that inherits from itself finds no bases on the way)."""
+        found: list[tuple[str, int, Any]] = self._memo(("bases", cls.id), lambda: self._bases_uncached(cls), reentry=[])
+        return found
+
+    def _bases_uncached(self, cls: ResolvedSymbol) -> list[tuple[str, int, Any]]:
         raise NotImplementedError
 
     # The labels whose members are looked up through their bases.

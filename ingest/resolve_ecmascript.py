@@ -364,13 +364,6 @@ class EcmaScriptResolver(Resolver):
             return self._class_member(value.symbol, attr, set())
         return None
 
-    def _class_bases(self, cls: _Symbol) -> list[tuple[str, int, _Value]]:
-        # A class extending itself finds no bases on the way.
-        found: list[tuple[str, int, _Value]] = self._memo(
-            ("bases", cls.id), lambda: self._bases_uncached(cls), reentry=[]
-        )
-        return found
-
     def _bases_uncached(self, cls: _Symbol) -> list[tuple[str, int, _Value]]:
         parent = cls.definition.parent
         return [

@@ -744,13 +744,6 @@ class PythonResolver(Resolver):
                 return hook
         return None
 
-    def _class_bases(self, cls: _Symbol) -> list[tuple[str, int, _Value]]:
-        # A class that inherits from itself finds no bases on the way.
-        found: list[tuple[str, int, _Value]] = self._memo(
-            ("bases", cls.id), lambda: self._bases_uncached(cls), reentry=[]
-        )
-        return found
-
     def _bases_uncached(self, cls: _Symbol) -> list[tuple[str, int, _Value]]:
         parent = cls.definition.parent
         return [
