@@ -257,30 +257,31 @@ def ingest_branch(
                     diff.renamed,
                     whole_branch=summary.strategy == STRATEGY_BULK or switched_model or outdated_rows,
                 )
-            # A file's state says its graph *and* vector rows are current, so it is set last.
-            rows.set_file_states(name, branch, written.states, written.removed)
-            rows.update_resolutions(name, branch, {p: r.to_json() for p, r in resolved.restamped.items()})
-            rows.record_branch(
-                BranchRecord(
-                    repo=name,
-                    branch=branch,
-                    repo_path=str(root),
-                    indexed_commit=summary.commit,
-                    indexed_at=datetime.now(UTC),
-                    embedder=summary.embedder,
-                    counts={
-                        "files": summary.files,
-                        "nodes": summary.nodes,
-                        "edges": summary.edges,
-                        "dangling": summary.dangling,
-                        "documents": DOCUMENT_VERSION,
-                    },
-                    unresolved_rate=summary.unresolved_rate,
-                    base_branch=summary.base or (previous.base_branch if previous else None),
-                    rename_map=diff.renamed,
-                    conflict_files=summary.conflict_files,
+            with clock.stage("record"):
+                # A file's state says its graph *and* vector rows are current, so it is set last.
+                rows.set_file_states(name, branch, written.states, written.removed)
+                rows.update_resolutions(name, branch, {p: r.to_json() for p, r in resolved.restamped.items()})
+                rows.record_branch(
+                    BranchRecord(
+                        repo=name,
+                        branch=branch,
+                        repo_path=str(root),
+                        indexed_commit=summary.commit,
+                        indexed_at=datetime.now(UTC),
+                        embedder=summary.embedder,
+                        counts={
+                            "files": summary.files,
+                            "nodes": summary.nodes,
+                            "edges": summary.edges,
+                            "dangling": summary.dangling,
+                            "documents": DOCUMENT_VERSION,
+                        },
+                        unresolved_rate=summary.unresolved_rate,
+                        base_branch=summary.base or (previous.base_branch if previous else None),
+                        rename_map=diff.renamed,
+                        conflict_files=summary.conflict_files,
+                    )
                 )
-            )
     summary.work = dict(sorted(work.items()))
     summary.seconds = clock.seconds
     summary.seconds["total"] = round(sum(clock.seconds.values()), 3)

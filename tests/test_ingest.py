@@ -71,7 +71,7 @@ def test_summary_counts_match_the_store(shop_repo: Path, config, graph_store):
     assert summary.dangling == {"external": dangling_external, "unresolved": dangling_unresolved}
     resolved_refs = sum(1 for _, t, _, ok in EDGES if ok and t not in ("DEFINES", "TESTED_BY"))
     assert summary.unresolved_rate == round(dangling_unresolved / (resolved_refs + dangling_unresolved), 4)
-    assert set(summary.seconds) == {"read", "parse", "resolve", "graph_write", "embed", "total"}
+    assert set(summary.seconds) == {"read", "parse", "resolve", "graph_write", "embed", "record", "total"}
 
 
 def test_reingest_is_idempotent(shop_repo: Path, config, graph_store, pg_store):
