@@ -670,8 +670,11 @@ class PythonResolver(Resolver):
         """A member of a class as Python finds it: its own definitions and instance attributes,
         then each in-repo class of its method resolution order (C3, so in a diamond a
         sibling's override comes before the shared base); past them, an external base's."""
+        return self._first_member(self._mro(cls), attr)
+
+    def _first_member(self, classes: list[_Symbol | _Ext | _Dyn], attr: str) -> _Value:
         unknown: _Ext | _Dyn | None = None
-        for klass in self._mro(cls):
+        for klass in classes:
             if not isinstance(klass, _Symbol):
                 unknown = unknown or klass
                 continue
@@ -767,9 +770,8 @@ class PythonResolver(Resolver):
 
     def _resolve_chain(self, path: str, scope: int | None, raw: str, steps: list[str]) -> _Value:
         head, rest = steps[0], steps[1:]
-        # `super().m` (not `super(Klass, self).m`, which starts the lookup after Klass).
-        if head == "super" and raw.startswith("super()") and len(rest) > 1:
-            value, rest = self._super_member(path, scope, rest[1]), rest[2:]
+        if head == "super" and rest[:1] == [_CALL] and len(rest) > 1:
+            value, rest = self._super_member(path, scope, raw, rest[1]), rest[2:]
         else:
             value = self._resolve_dotted(path, scope, head)
         for step in rest:
@@ -783,19 +785,21 @@ class PythonResolver(Resolver):
                 return _Ext(raw) if isinstance(before, _Ext) else None
         return value
 
-    def _super_member(self, path: str, scope: int | None, attr: str) -> _Value:
-        """``super().attr`` in a method: the first base (in order) that has it."""
+    def _super_member(self, path: str, scope: int | None, raw: str, attr: str) -> _Value:
+        """``super().attr`` in a method: the first class after the method's own in its method
+        resolution order that has it; ``super(Klass, self).attr``: the first after ``Klass``."""
         owner = self._enclosing_class(path, scope)
         if owner is None:
             return None
-        for _r, _l, base in self._class_bases(owner):
-            if isinstance(base, _Sym):
-                value = self._class_member(base.symbol, attr, set())
-                if value is not None:
-                    return value
-            elif isinstance(base, _Ext):
-                return _Ext(f"{base.name}.{attr}")
-        return None
+        after: _Symbol | None = owner
+        if not raw.startswith("super()"):
+            named = _SUPER_ARGUMENTS.match(raw)
+            klass = self._resolve_dotted(path, scope, named.group(1)) if named else None
+            after = klass.symbol if isinstance(klass, _Sym) and klass.symbol.label == "Class" else None
+        order = self._mro(owner)
+        if after is None or after not in order:
+            return None  # not a class of the method's own order: not followed, no guess
+        return self._first_member(order[order.index(after) + 1 :], attr)
 
     def _attribute(self, value: _Value, attr: str) -> _Value:
         return self._member(self._through_property(value), attr)
@@ -971,6 +975,7 @@ class PythonResolver(Resolver):
 
 
 _CALL = "()"  # a call step of ``_call_chain``
+_SUPER_ARGUMENTS = re.compile(r"super\(\s*([A-Za-z_][\w.]*)\s*,\s*(?:self|cls)\s*\)")
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 
 

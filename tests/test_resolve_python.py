@@ -687,7 +687,7 @@ def test_a_class_built_from_a_call_answers_its_missing_members_at_run_time():
     assert reasons["plain.filter"] == "unresolved"  # its bases are all known: simply not found
 
 
-def test_super_with_arguments_is_not_the_enclosing_class_lookup():
+def test_super_with_arguments_starts_after_the_class_it_names():
     sources = {
         "views.py": (
             b"class Base:\n    def setup(self):\n        return 0\n\n\n"
@@ -698,5 +698,19 @@ def test_super_with_arguments_is_not_the_enclosing_class_lookup():
     }
     calls = calls_of(resolve(sources))
     assert calls[("views.Leaf.setup", "views.Middle.setup")] is True  # super(): the next class
-    # super(Middle, self) starts after Middle: never Middle.setup (it is not followed, no guess).
-    assert calls[("views.Leaf.setup", "super(Middle, self).setup")] is False
+    assert calls[("views.Leaf.setup", "views.Base.setup")] is True  # super(Middle, self): after Middle
+
+
+def test_super_follows_the_method_resolution_order_of_a_diamond():
+    sources = {
+        "shapes.py": (
+            b"class Root:\n    def draw(self):\n        return 0\n\n\n"
+            b"class Left(Root):\n    pass\n\n\n"
+            b"class Right(Root):\n    def draw(self):\n        return 2\n\n\n"
+            b"class Both(Left, Right):\n    def draw(self):\n        return super().draw()\n"
+        ),
+    }
+    calls = calls_of(resolve(sources))
+    # Both, Left, Right, Root: Right's draw comes before the shared base's.
+    assert calls[("shapes.Both.draw", "shapes.Right.draw")] is True
+    assert ("shapes.Both.draw", "shapes.Root.draw") not in calls
