@@ -4,7 +4,8 @@ files whose reads a change touched (``ingest.incremental``).
 A read is a file path (any table keyed by it: its definitions, bindings, attributes) or a
 tagged key for a table keyed otherwise: ``("m", name)`` a module name looked up (found or
 not), ``("fx", where)`` the fixtures of a folder or file, ``("sub", key)`` a class's
-subclasses, ``("n", name)`` a member name looked for, ``PROJECT`` the project files.
+subclasses, ``("n", name)`` a member name looked for, ``("pkg", package)`` a Go package's
+declarations, ``INTERFACES`` every interface, ``PROJECT`` the project files.
 Memoised resolutions keep their reads and hand them to every later user, so a file's log
 holds what its answers depend on, whoever computed them first.
 
@@ -17,12 +18,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from branchgraph.core.model import BRANCH_PREFIX_LEN
+
 ReadKey = str | tuple[str, str]
 
 MODULE = "m"
 FIXTURES = "fx"
 SUBCLASSES = "sub"
 MEMBER_NAME = "n"  # a member name looked for among all the commit's definitions
+PACKAGE = "pkg"  # a Go package: what its files declare together
+INTERFACES: tuple[str, str] = ("interfaces", "")  # every interface of the commit (Go: implicit ones)
 # The project files a family's resolver read (tsconfig.json, package.json): every file's
 # resolution depends on them.
 PROJECT: tuple[str, str] = ("project", "")
@@ -67,27 +72,30 @@ class ReadLog:
 
 
 class TrackedTable(dict):
-    """A table keyed by (path, ...) whose reads are logged by path."""
+    """A table keyed by (path, ...) whose reads are logged by path (or keyed by (name, ...),
+    logged under a tag: a Go package's types)."""
 
-    __slots__ = ("_log",)
+    __slots__ = ("_log", "_tag")
 
-    def __init__(self, log: ReadLog) -> None:
+    def __init__(self, log: ReadLog, tag: str | None = None) -> None:
         super().__init__()
         self._log = log
+        self._tag = tag
+
+    def _logged(self, key: Any) -> None:
+        if self._log.frames and isinstance(key, tuple):
+            self._log.frames[-1].add(key[0] if self._tag is None else (self._tag, key[0]))
 
     def get(self, key: Any, default: Any = None) -> Any:
-        if self._log.frames:
-            self._log.frames[-1].add(key[0])
+        self._logged(key)
         return dict.get(self, key, default)
 
     def __getitem__(self, key: Any) -> Any:
-        if self._log.frames:
-            self._log.frames[-1].add(key[0])
+        self._logged(key)
         return dict.__getitem__(self, key)
 
     def __contains__(self, key: object) -> bool:
-        if self._log.frames and isinstance(key, tuple):
-            self._log.frames[-1].add(key[0])
+        self._logged(key)
         return dict.__contains__(self, key)
 
 
@@ -133,6 +141,11 @@ class TaggedSet(set):
         if self._log.frames:
             self._log.frames[-1].add((self._tag, str(key)))
         return set.__contains__(self, key)
+
+
+def symbol_key(symbol_id: str) -> str:
+    """A symbol's id without its branch part: the same on every branch."""
+    return symbol_id[BRANCH_PREFIX_LEN:]
 
 
 def stored_key(key: ReadKey) -> str:

@@ -99,9 +99,10 @@ class Resolver:
         # path -> what resolving its references read (filled by ``build``)
         self.file_reads: dict[str, set[ReadKey]] = {}
 
-    def _table(self) -> dict:
-        """A table keyed by (path, ...): its reads are logged when the resolver tracks them."""
-        return TrackedTable(self.reads) if self.reads is not None else {}
+    def _table(self, tag: str | None = None) -> dict:
+        """A table keyed by (path, ...) (or by (name, ...) logged under ``tag``): its reads are
+        logged when the resolver tracks them."""
+        return TrackedTable(self.reads, tag) if self.reads is not None else {}
 
     def _path_table(self, tag: str | None = None) -> dict:
         """A table keyed by one name, logged as that path (or under ``tag``)."""
@@ -377,15 +378,18 @@ class Resolver:
         files = self.files if paths is None else [f for f in self.files if f.path in paths]
         emitter = SubgraphEmitter(self.repo, self.branch, files)
         for f in files:
-            file_id = self.file_ids[f.path]
-            emitter.file(f, file_id, self._module_qualname(f.path))
-            symbols = [self.symbols[(f.path, index)] for index in range(len(f.parsed.definitions))]
-            nodes = [SymbolNode(s.id, s.label, s.qualname, s.is_test, self._definer(s)) for s in symbols]
-            emitter.definitions(f, nodes, file_id)
-            _, reads = self._logged(self._emit_references, f, emitter, Target(file_id, "File"))
+            _, reads = self._logged(self._emit_file, f, emitter)
             if self.reads is not None:
                 self.file_reads[f.path] = self._file_dependencies(f, reads)
         return emitter.subgraphs()
+
+    def _emit_file(self, f: ParsedSource, emitter: SubgraphEmitter) -> None:
+        file_id = self.file_ids[f.path]
+        emitter.file(f, file_id, self._module_qualname(f.path))
+        symbols = [self.symbols[(f.path, index)] for index in range(len(f.parsed.definitions))]
+        nodes = [SymbolNode(s.id, s.label, s.qualname, s.is_test, self._definer(s)) for s in symbols]
+        emitter.definitions(f, nodes, file_id)
+        self._emit_references(f, emitter, Target(file_id, "File"))
 
     def facts(self) -> dict[str, list[str]]:
         """Per file, what it tells other files' resolution besides its own tables

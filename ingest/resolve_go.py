@@ -24,6 +24,17 @@ from collections.abc import Mapping
 from branchgraph.core.extract import Assignment, Definition, Import, local_names
 from branchgraph.core.languages.go import is_test_file, module_name
 from branchgraph.core.model import Edge, FileSubgraph, node_id
+from branchgraph.ingest.incremental import fact, fingerprint
+from branchgraph.ingest.read_log import (
+    INTERFACES,
+    MEMBER_NAME,
+    PACKAGE,
+    PROJECT,
+    ReadKey,
+    TaggedSet,
+    stored_key,
+    symbol_key,
+)
 from branchgraph.ingest.resolution import MAX_BASE_DEPTH, Binding, Resolver
 from branchgraph.ingest.resolution import Elements as _Elements
 from branchgraph.ingest.resolution import External as _Ext
@@ -63,21 +74,29 @@ class GoResolver(Resolver):
     """Resolves all Go files of one commit of one branch."""
 
     TYPE_LABELS = ("Class", "Interface")
+    TRACKS_READS = True
 
     def __init__(self, repo: str, branch: str, files: list[ParsedSource], project_files: Mapping[str, bytes]):
         super().__init__(repo, branch, files)
+        log = self.reads
+        assert log is not None  # TRACKS_READS
         self.go_modules = _go_modules(project_files)
-        self.packages: dict[str, list[ParsedSource]] = {}
+        self.project_print = fingerprint((path, data) for path, data in project_files.items())
+        # What a package's files declare together is read by package: a change to any of its
+        # files reaches the readers of any of them.
+        self.packages: dict[str, list[ParsedSource]] = self._path_table(PACKAGE)
         for f in files:
             self.packages.setdefault(module_name(f.path), []).append(f)
-        self.package_names: dict[str, dict[str, _Symbol]] = {}  # package -> name -> type or function
-        self.package_vars: dict[str, dict[str, tuple[str, Binding]]] = {}  # package -> var -> (path, binding)
-        self.methods: dict[tuple[str, str], dict[str, _Symbol]] = {}  # (package, type) -> method name -> method
+        self.package_names: dict[str, dict[str, _Symbol]] = self._path_table(PACKAGE)  # package -> name -> symbol
+        # package -> var -> (path, binding)
+        self.package_vars: dict[str, dict[str, tuple[str, Binding]]] = self._path_table(PACKAGE)
+        # (package, type) -> method name -> method
+        self.methods: dict[tuple[str, str], dict[str, _Symbol]] = self._table(PACKAGE)
         self.receivers: dict[str, _Symbol] = {}  # method id -> its receiver type
-        self.return_types: dict[tuple[str, int], str] = {}
-        self._base_refs: dict[tuple[str, int], list[tuple[str, int]]] = {}
-        self._bases: dict[str, list[tuple[str, int, _Value]]] = {}
-        self.member_names: set[str] = set()
+        self.return_types: dict[tuple[str, int], str] = self._table()
+        self._base_refs: dict[tuple[str, int], list[tuple[str, int]]] = self._table()
+        self.member_names: set[str] = TaggedSet(log, MEMBER_NAME)
+        self._names_of: dict[str, set[str]] = {}  # path -> the names it adds to member_names
         for f in files:
             self._index_file(f)
         for f in files:
@@ -97,7 +116,7 @@ class GoResolver(Resolver):
             qualname = f"{package}.{local}" if package else local
             symbol = self._add_symbol(f, index, label, qualname, seen)
             symbol.is_test = label == "Function" and is_test_file(f.path) and bool(_TEST_NAME.match(d.name))
-            self.member_names.add(d.name)
+            self._add_member_name(f.path, d.name)
             if d.parent is not None:
                 self.children.setdefault((f.path, d.parent), {})[d.name] = symbol
             elif receiver is None:
@@ -129,6 +148,34 @@ class GoResolver(Resolver):
             if receiver is not None and receiver.label == "Class":
                 self.receivers[method.id] = receiver
 
+    def _add_member_name(self, path: str, name: str) -> None:
+        self.member_names.add(name)
+        self._names_of.setdefault(path, set()).add(name)
+
+    def facts(self) -> dict[str, list[str]]:
+        """Per file, the member names it adds, the interfaces it declares (any struct may
+        implement one) and the project files' fingerprint (go.mod names the module)."""
+        project = fact(stored_key(PROJECT), self.project_print)
+        interfaces: dict[str, set[str]] = {}
+        for symbol in self.symbols.values():
+            if symbol.label == "Interface":
+                interfaces.setdefault(symbol.file.path, set()).add(fact(stored_key(INTERFACES), symbol_key(symbol.id)))
+        return {
+            f.path: sorted(
+                {fact(stored_key((MEMBER_NAME, n)), "") for n in self._names_of.get(f.path, ())}
+                | interfaces.get(f.path, set())
+                | {project}
+            )
+            for f in self.files
+        }
+
+    def changed_keys(self, changed: set[str], added_or_deleted: set[str]) -> set[ReadKey]:
+        """A changed file changes what its package declares."""
+        return {(PACKAGE, module_name(path)) for path in changed if path.endswith(".go")}
+
+    def _file_dependencies(self, f: ParsedSource, reads: set[ReadKey]) -> set[ReadKey]:
+        return reads | {f.path, PROJECT}
+
     def _index_import(self, f: ParsedSource, imp: Import) -> None:
         name = imp.alias or _package_name(imp.module)
         if name == "_":
@@ -145,7 +192,7 @@ class GoResolver(Resolver):
         else:
             binding = ("call_result", a.callee, a.scope)
         if a.scope is not None and defs[a.scope].kind == "class":  # a struct field
-            self.member_names.add(a.name)
+            self._add_member_name(f.path, a.name)
             self.attributes.setdefault((f.path, a.scope), {}).setdefault(a.name, []).append(binding)
         elif a.scope is None:  # a package variable, seen by every file of the package
             self.package_vars.setdefault(module_name(f.path), {}).setdefault(a.name, (f.path, binding))
@@ -246,17 +293,11 @@ class GoResolver(Resolver):
         found = super()._class_member(cls, attr, seen)
         return found
 
-    def _class_bases(self, cls: _Symbol) -> list[tuple[str, int, _Value]]:
-        cached = self._bases.get(cls.id)
-        if cached is not None:
-            return cached
-        self._bases[cls.id] = []  # a type embedding itself finds no bases
-        bases = [
+    def _bases_uncached(self, cls: _Symbol) -> list[tuple[str, int, _Value]]:
+        return [
             (raw, line, self._resolve_type(cls.file.path, raw, None))
             for raw, line in self._base_refs.get((cls.file.path, cls.index), ())
         ]
-        self._bases[cls.id] = bases
-        return bases
 
     def _resolve_dotted(self, path: str, scope: int | None, raw: str) -> _Value:
         """Resolve a callee or an expression as written in ``scope`` of ``path``."""
@@ -303,6 +344,8 @@ class GoResolver(Resolver):
         return module_name(path)
 
     def _definer(self, symbol: _Symbol) -> Target | None:
+        if self.reads is not None:
+            self.reads.add((PACKAGE, module_name(symbol.file.path)))  # the receiver: any file of the package
         receiver = self.receivers.get(symbol.id)
         if receiver is not None and receiver.file.path == symbol.file.path:
             # A method's type defines it; across files the file does, so that every edge
@@ -362,6 +405,8 @@ class GoResolver(Resolver):
         methods = self._method_set(cls, set())
         if not methods:
             return []
+        if self.reads is not None:
+            self.reads.add(INTERFACES)
         out = []
         for interface in (s for s in self.symbols.values() if s.label == "Interface"):
             required = self._interface_methods(interface, set())

@@ -24,10 +24,19 @@ from dataclasses import dataclass
 
 from branchgraph.core.extract import Assignment, Definition, Import
 from branchgraph.core.languages.python import is_support_file, is_test_file
-from branchgraph.core.model import BRANCH_PREFIX_LEN, Edge, FileSubgraph, node_id
+from branchgraph.core.model import Edge, FileSubgraph, node_id
 from branchgraph.ingest.incremental import fact
 from branchgraph.ingest.python_modules import BUILTIN_NAMES, absolute_module, module_name, package_of
-from branchgraph.ingest.read_log import FIXTURES, MODULE, SUBCLASSES, ModuleTable, ReadKey, TaggedSet, stored_key
+from branchgraph.ingest.read_log import (
+    FIXTURES,
+    MODULE,
+    SUBCLASSES,
+    ModuleTable,
+    ReadKey,
+    TaggedSet,
+    stored_key,
+    symbol_key,
+)
 from branchgraph.ingest.resolution import MAX_BASE_DEPTH, Binding, Resolver
 from branchgraph.ingest.resolution import External as _Ext
 from branchgraph.ingest.resolution import Instance as _Inst
@@ -1029,11 +1038,6 @@ def _closing(text: str, start: int) -> int | None:
                 return i if c == ")" else None
         i += 1
     return None
-
-
-def symbol_key(symbol_id: str) -> str:
-    """A symbol's id without its branch part: the same on every branch."""
-    return symbol_id[BRANCH_PREFIX_LEN:]
 
 
 def _is_fixture(d: Definition) -> bool:

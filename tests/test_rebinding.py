@@ -200,3 +200,44 @@ def test_a_changed_tsconfig_resolves_every_typescript_file_again(repo_dir, confi
     update = api.ingest(repo_dir, config=config)
     assert update.work["files_resolved"] == sum(1 for p in files if p.endswith(".ts"))
     assert_equals_fresh_ingest(repo_dir, "main", config, graph_store, pg_store)
+
+
+GO_MODULE = {
+    "go.mod": "module example.com/shop\n\ngo 1.22\n",
+    "store/store.go": "package store\n\ntype Store struct{}\n\nfunc (s *Store) Save() int { return 1 }\n",
+    # Another package nothing here imports: no change below reaches it.
+    "tools/tidy.go": 'package tools\n\nimport "strings"\n\nfunc Tidy(v string) string { return strings.TrimSpace(v) }\n',
+    "app/app.go": (
+        'package app\n\nimport "example.com/shop/store"\n\n'
+        "func Run(s *store.Store) int {\n\ts.Save()\n\treturn s.Count()\n}\n"
+    ),
+}
+
+GO_CASES = {
+    # Count appears in another file of store's package: app.go's call resolves (a package is
+    # read as a whole, so store.go is resolved again too).
+    "method in another file of the package": (
+        {**GO_MODULE, "store/count.go": "package store\n\nfunc (s *Store) Count() int { return 2 }\n"},
+        ("app.Run", "s.Count", "store.Store.Count"),
+    ),
+    # An interface appears that Store's methods satisfy: store.go gains IMPLEMENTS.
+    "interface appears": (
+        {**GO_MODULE, "ports/ports.go": "package ports\n\ntype Saver interface {\n\tSave() int\n}\n"},
+        None,
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(GO_CASES))
+def test_a_go_change_rebinds_unchanged_files(case, repo_dir, config, graph_store, pg_store):
+    after, expected_call = GO_CASES[case]
+    repo = init_repo(repo_dir)
+    commit_files(repo, GO_MODULE)
+    api.ingest(repo_dir, config=config)
+    commit_files(repo, after)
+    update = api.ingest(repo_dir, config=config)
+    changed = {p for p in after if GO_MODULE.get(p) != after[p]}
+    assert len(changed) < update.work["files_resolved"] < sum(1 for p in after if p.endswith(".go"))
+    if expected_call is not None:
+        assert _call_target(graph_store, repo_dir.name, *expected_call[:2]) == expected_call[2]
+    assert_equals_fresh_ingest(repo_dir, "main", config, graph_store, pg_store)
