@@ -26,6 +26,8 @@ from dataclasses import dataclass
 from branchgraph.core.extract import Assignment, Definition, Import, Reference, local_names
 from branchgraph.core.languages.java import annotation_name, module_name
 from branchgraph.core.model import Edge, FileSubgraph, node_id
+from branchgraph.ingest.incremental import fact
+from branchgraph.ingest.read_log import MEMBER_NAME, MODULE, PACKAGE, ReadKey, TaggedSet, stored_key
 from branchgraph.ingest.resolution import MAX_BASE_DEPTH, Binding, Resolver
 from branchgraph.ingest.resolution import Elements as _Elements
 from branchgraph.ingest.resolution import External as _Ext
@@ -97,22 +99,28 @@ class JavaResolver(Resolver):
     TYPE_LABELS = ("Class", "Interface")
     ENCLOSING_KINDS = ("class", "interface")  # an interface's default methods have a `this`
 
+    TRACKS_READS = True
+
     def __init__(self, repo: str, branch: str, files: list[ParsedSource], project_files: Mapping[str, bytes]):
         super().__init__(repo, branch, files)
-        self.packages: dict[str, list[ParsedSource]] = {}
+        log = self.reads
+        assert log is not None  # TRACKS_READS
+        # What a package's files declare is read by package (same-package names need no import).
+        self.packages: dict[str, list[ParsedSource]] = self._path_table(PACKAGE)
         for f in files:
             self.packages.setdefault(module_name(f.path), []).append(f)
-        self.package_prefixes = {
+        self.package_prefixes: set[str] = TaggedSet(log, MODULE)
+        self.package_prefixes.update(
             ".".join(name.split(".")[:i]) for name in self.packages if name for i in range(1, name.count(".") + 2)
-        }
-        self.package_types: dict[str, dict[str, _Symbol]] = {}
+        )
+        self.package_types: dict[str, dict[str, _Symbol]] = self._path_table(PACKAGE)
         # (path, class index) -> method name -> its overloads
-        self.overloads: dict[tuple[str, int | None], dict[str, list[_Symbol]]] = {}
-        self.wildcards: dict[str, list[str]] = {}
-        self.return_types: dict[tuple[str, int], str] = {}
-        self._base_refs: dict[tuple[str, int], list[tuple[str, int, str]]] = {}
-        self._bases: dict[str, list[tuple[str, int, _Value]]] = {}
-        self.member_names: set[str] = set()
+        self.overloads: dict[tuple[str, int | None], dict[str, list[_Symbol]]] = self._table()
+        self.wildcards: dict[str, list[str]] = self._path_table()
+        self.return_types: dict[tuple[str, int], str] = self._table()
+        self._base_refs: dict[tuple[str, int], list[tuple[str, int, str]]] = self._table()
+        self.member_names: set[str] = TaggedSet(log, MEMBER_NAME)
+        self._names_of: dict[str, set[str]] = {}  # path -> the names it adds to member_names
         self._parameter_types: dict[str, list[str]] = {}  # method id -> its parameters' types
         for f in files:
             self._index_file(f)
@@ -130,7 +138,7 @@ class JavaResolver(Resolver):
             qualname = f"{package}.{local}" if package else local
             symbol = self._add_symbol(f, index, label, qualname, seen)
             symbol.is_test = label == "Method" and any(annotation_name(a) in _TEST_ANNOTATIONS for a in d.decorators)
-            self.member_names.add(d.name)
+            self._add_member_name(f.path, d.name)
             siblings = self.children.setdefault((f.path, d.parent), {})
             if label == "Method" and d.parent is not None and defs[d.parent].name == d.name:
                 continue  # a constructor: `new T(...)` calls the class, and it is no member
@@ -158,6 +166,27 @@ class JavaResolver(Resolver):
             elif ref.kind in ("base", "implements"):
                 self._base_refs.setdefault((f.path, ref.scope), []).append((ref.raw, ref.line, ref.kind))
 
+    def _add_member_name(self, path: str, name: str) -> None:
+        self.member_names.add(name)
+        self._names_of.setdefault(path, set()).add(name)
+
+    def facts(self) -> dict[str, list[str]]:
+        """Per file, the member names it adds."""
+        return {
+            path: sorted(fact(stored_key((MEMBER_NAME, n)), "") for n in names)
+            for path, names in self._names_of.items()
+        }
+
+    def changed_keys(self, changed: set[str], added_or_deleted: set[str]) -> set[ReadKey]:
+        """A changed file changes what its package declares; a package appearing or vanishing
+        changes its name and every dotted prefix of it."""
+        keys: set[ReadKey] = {(PACKAGE, module_name(path)) for path in changed if path.endswith(".java")}
+        for path in added_or_deleted:
+            if path.endswith(".java"):
+                parts = module_name(path).split(".")
+                keys.update((MODULE, ".".join(parts[:i])) for i in range(1, len(parts) + 1))
+        return keys
+
     @staticmethod
     def _imports(f: ParsedSource) -> list[Import]:
         """The file's imports; `import a.b.*` also matches the single-type pattern (as `a` .
@@ -173,7 +202,7 @@ class JavaResolver(Resolver):
             ("annotated", a.callee, a.scope) if a.kind == "annotation" else ("call_result", a.callee, a.scope)
         )
         if a.scope is not None and defs[a.scope].kind in ("class", "interface"):  # a field
-            self.member_names.add(a.name)
+            self._add_member_name(f.path, a.name)
             self.attributes.setdefault((f.path, a.scope), {}).setdefault(a.name, []).append(binding)
         elif a.scope is not None:
             # A declared type wins over the value; the first declaration of a name binds it.
@@ -333,18 +362,12 @@ class JavaResolver(Resolver):
                     return self._member(base, attr)
         return found
 
-    def _class_bases(self, cls: _Symbol) -> list[tuple[str, int, _Value]]:
-        cached = self._bases.get(cls.id)
-        if cached is not None:
-            return cached
-        self._bases[cls.id] = []  # a type extending itself finds no bases
-        d = cls.definition
-        bases = [
-            (raw, line, self._resolve_type(cls.file.path, raw, d.parent))
+    def _bases_uncached(self, cls: _Symbol) -> list[tuple[str, int, _Value]]:
+        parent = cls.definition.parent
+        return [
+            (raw, line, self._resolve_type(cls.file.path, raw, parent))
             for raw, line, _kind in self._base_refs.get((cls.file.path, cls.index), ())
         ]
-        self._bases[cls.id] = bases
-        return bases
 
     def _resolve_dotted(self, path: str, scope: int | None, raw: str) -> _Value:
         """Resolve a callee or an expression as written in ``scope`` of ``path``."""

@@ -241,3 +241,27 @@ def test_a_go_change_rebinds_unchanged_files(case, repo_dir, config, graph_store
     if expected_call is not None:
         assert _call_target(graph_store, repo_dir.name, *expected_call[:2]) == expected_call[2]
     assert_equals_fresh_ingest(repo_dir, "main", config, graph_store, pg_store)
+
+
+JAVA_SOURCES = {
+    "src/main/java/shop/Store.java": "package shop;\n\npublic class Store {\n    public int save() { return 1; }\n}\n",
+    "src/main/java/shop/App.java": (
+        "package shop;\n\npublic class App {\n    public int run() {\n"
+        "        Store store = new Store();\n        return store.save() + store.count();\n    }\n}\n"
+    ),
+    "src/main/java/tools/Tidy.java": (
+        "package tools;\n\npublic class Tidy {\n    public String tidy(String v) { return v.trim(); }\n}\n"
+    ),
+}
+
+
+def test_a_java_change_rebinds_the_same_package_without_an_import(repo_dir, config, graph_store, pg_store):
+    repo = init_repo(repo_dir)
+    commit_files(repo, JAVA_SOURCES)
+    api.ingest(repo_dir, config=config)
+    store = "package shop;\n\npublic class Store {\n    public int save() { return 1; }\n    public int count() { return 2; }\n}\n"
+    commit_files(repo, {**JAVA_SOURCES, "src/main/java/shop/Store.java": store})
+    update = api.ingest(repo_dir, config=config)
+    assert update.work["files_resolved"] == 2  # Store.java and App.java; Tidy.java is another package
+    assert _call_target(graph_store, repo_dir.name, "shop.App.run", "store.count") == "shop.Store.count"
+    assert_equals_fresh_ingest(repo_dir, "main", config, graph_store, pg_store)
