@@ -10,10 +10,12 @@ file's subgraph, counts and links are what the stores already hold.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
+from importlib import resources
 from typing import Any
 
 from branchgraph.core.model import BRANCH_PREFIX_LEN, FileSubgraph
@@ -38,6 +40,7 @@ class FileRecord:
 
     def to_json(self) -> dict[str, Any]:
         return {
+            "version": resolution_version(),
             "logged": self.reads is not None,
             "facts": self.facts,
             "counts": self.counts,
@@ -66,6 +69,25 @@ class PreviousResolution:
     blobs: dict[str, str]  # every stored file; "" for one whose rewrite may not have finished
     records: dict[str, FileRecord]
     dependents: Callable[[Collection[str]], set[str]]
+
+
+@functools.cache
+def resolution_version() -> str:
+    """A hash of the code that turns a file into its subgraph (extraction, tag queries,
+    resolvers): a record made by other code is no record, so the first update after an
+    upgrade resolves every file again, as a fresh ingest would."""
+    digest = hashlib.blake2b(digest_size=8)
+    for package in ("branchgraph.core", "branchgraph.core.languages", "branchgraph.core.queries", "branchgraph.ingest"):
+        root = resources.files(package)
+        for entry in sorted(root.iterdir(), key=lambda e: e.name):
+            if entry.name.endswith((".py", ".scm")):
+                digest.update(entry.name.encode() + b"\0" + entry.read_bytes())
+    return digest.hexdigest()
+
+
+def is_current(document: Mapping[str, Any]) -> bool:
+    """Whether a stored record was made by this code."""
+    return document.get("version") == resolution_version()
 
 
 def changed_paths(previous: PreviousResolution, current: Mapping[str, str]) -> tuple[set[str], set[str]]:

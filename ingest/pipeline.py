@@ -51,7 +51,7 @@ from branchgraph.core.languages import is_project_file, language_for_path
 from branchgraph.core.model import BRANCH_PREFIX_LEN, SYMBOL_LABELS, FileSubgraph, branch_prefix, subgraph_fingerprint
 from branchgraph.graph.protocols import BranchRecord, FileState, GraphWriter, IngestTarget, NodeEmbeddingRow
 from branchgraph.ingest.documents import DOCUMENT_VERSION, symbol_document
-from branchgraph.ingest.incremental import FileRecord, PreviousResolution
+from branchgraph.ingest.incremental import FileRecord, PreviousResolution, is_current
 from branchgraph.ingest.repo_keys import repo_key
 from branchgraph.ingest.resolvers import ResolvedUpdate, resolve_update
 from branchgraph.ingest.subgraphs import ParsedSource
@@ -411,11 +411,13 @@ def _stored_resolution(run: _Run, branch: str, in_graph: set[str]) -> PreviousRe
     """What the stores hold of a branch's resolution (the branch itself, or the base a new
     branch is cloned from). A file the graph lacks counts as unfinished, so it is redone."""
     states = run.stores.rows.file_resolutions(run.name, branch)
+    # A record made by other code (an upgrade) describes nothing: the file is redone.
+    current = {s.path: s.resolution for s in states if s.resolution is not None and is_current(s.resolution)}
     blobs = {
-        s.path: s.blob_sha if s.fingerprint is not None and s.resolution is not None and s.path in in_graph else ""
+        s.path: s.blob_sha if s.fingerprint is not None and s.path in current and s.path in in_graph else ""
         for s in states
     }
-    records = {s.path: FileRecord.from_json(s.resolution) for s in states if s.resolution is not None}
+    records = {path: FileRecord.from_json(document) for path, document in current.items()}
     return PreviousResolution(blobs, records, lambda keys: run.stores.rows.dependents(run.name, branch, keys))
 
 

@@ -9,6 +9,7 @@ from gitrepo import commit_files, init_repo
 from test_incremental import assert_equals_fresh_ingest
 
 from branchgraph import api
+from branchgraph.ingest import incremental
 
 pytestmark = [pytest.mark.neo4j, pytest.mark.postgres]
 
@@ -265,3 +266,19 @@ def test_a_java_change_rebinds_the_same_package_without_an_import(repo_dir, conf
     assert update.work["files_resolved"] == 2  # Store.java and App.java; Tidy.java is another package
     assert _call_target(graph_store, repo_dir.name, "shop.App.run", "store.count") == "shop.Store.count"
     assert_equals_fresh_ingest(repo_dir, "main", config, graph_store, pg_store)
+
+
+def test_an_upgrade_resolves_every_file_again(repo_dir, config, graph_store, pg_store, monkeypatch):
+    repo = init_repo(repo_dir)
+    commit_files(repo, {**STORES, **UNRELATED})
+    api.ingest(repo_dir, config=config)
+    # Records made by other code (before an upgrade of branchgraph) describe nothing.
+    monkeypatch.setattr(incremental, "resolution_version", lambda: "the next release")
+    edited = {**STORES, "app.py": STORES["app.py"] + "\n\ndef idle():\n    return None\n"}
+    commit_files(repo, {**edited, **UNRELATED})
+    update = api.ingest(repo_dir, config=config)
+    assert update.strategy == "update"
+    assert update.work["files_resolved"] == len(edited) + len(UNRELATED)
+    assert update.work["files_written"] == 1  # resolved the same: only the edited file is rewritten
+    again = api.ingest(repo_dir, config=config)  # the records are the new code's now
+    assert again.work["files_resolved"] == 0
