@@ -482,8 +482,10 @@ class EcmaScriptResolver(Resolver):
                 value = self._resolve_dotted(f.path, ref.scope, ref.raw)
                 if value is None and self._leaves_repository(ref.raw):
                     value = _Ext(ref.raw)
-                # Calling a parameter (`next()`, `resolve(x)`) runs what the caller passed.
-                dynamic = value is None and self._is_parameter(f, ref.scope, ref.raw)
+                # Calling a parameter (`next()`, `resolve(x)`) runs what the caller passed;
+                # calling a value of an in-repo type (a field declared `get: HandlerInterface`)
+                # runs whatever function it holds: both decided at run time.
+                dynamic = (value is None and self._is_parameter(f, ref.scope, ref.raw)) or isinstance(value, _Inst)
                 edge = self._emit(out, f.path, source, "CALLS", ref.raw, ref.line, value, dynamic=dynamic)
                 if edge.resolved and ref.scope is not None:
                     self._emit_tested_by(out, f, ref.scope, edge)

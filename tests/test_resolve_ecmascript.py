@@ -261,3 +261,17 @@ def test_a_called_parameter_is_dynamic_and_shadows_the_function_it_is_named_like
     assert reasons["done"] == "dynamic" and reasons["next"] == "dynamic"
     assert reasons["c.run"] == "unresolved"  # an untyped receiver: not known, not dynamic
     assert found[("src/app.direct", "src/app.handler")] is True  # outside run, the function
+
+
+def test_calling_a_value_of_an_in_repo_type_is_dynamic():
+    source = (
+        "export interface Handler { (path: string): number }\n\n"
+        "export class App {\n  get!: Handler\n  plain(): number { return 1 }\n}\n\n"
+        "export function run(app: App) { app.get('/'); app.plain(); return app.run() }\n"
+    )
+    graph = resolve({"src/app.ts": source.encode()})
+    reasons = unresolved_of_subgraphs(graph)
+    found = {(a, b): ok for a, _t, b, ok in edges_of_subgraphs(graph) if _t == "CALLS"}
+    assert reasons["app.get"] == "dynamic"  # whatever function the field holds
+    assert found[("src/app.run", "src/app.App.plain")] is True
+    assert reasons["app.run"] == "unresolved"  # App has no run: not found, nothing dynamic about it
