@@ -127,7 +127,8 @@ def main() -> None:
     for r in rows:
         changed = sum(r["changed_files"].values())
         print(
-            f"{r['step']:<24} {r['strategy']:<11} {changed:>7} {r['seconds']:>8.2f} {r['files_parsed']:>6} {r['files_resolved']:>8} {r['files_written']:>7} "
+            f"{r['step']:<24} {r['strategy']:<11} {changed:>7} {r['seconds']:>8.2f} {r['files_parsed']:>6} "
+            f"{r['files_resolved']:>8} {r['files_written']:>7} "
             f"{r['files_re_resolved']:>6} {r['embeddings_computed']:>6} {r['symbols_with_new_content']:>8} "
             f"{r['full_ingest_seconds']:>7.2f} {r['ratio_to_full']:>6.3f}"
         )
