@@ -71,9 +71,8 @@ class ReadLog:
             self.taints[-1].add(key)
 
 
-class TrackedTable(dict):
-    """A table keyed by (path, ...) whose reads are logged by path (or keyed by (name, ...),
-    logged under a tag: a Go package's types)."""
+class _LoggedTable(dict):
+    """A table whose lookups are logged (``_logged`` says under which key)."""
 
     __slots__ = ("_log", "_tag")
 
@@ -81,50 +80,43 @@ class TrackedTable(dict):
         super().__init__()
         self._log = log
         self._tag = tag
+
+    def _logged(self, key: Any) -> None:
+        raise NotImplementedError
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        self._logged(key)
+        return dict.get(self, key, default)
+
+    def __getitem__(self, key: Any) -> Any:
+        self._logged(key)
+        return dict.__getitem__(self, key)
+
+    def __contains__(self, key: object) -> bool:
+        self._logged(key)
+        return dict.__contains__(self, key)
+
+
+class TrackedTable(_LoggedTable):
+    """A table keyed by (path, ...) whose reads are logged by path (or keyed by (name, ...),
+    logged under a tag: a Go package's types)."""
+
+    __slots__ = ()
 
     def _logged(self, key: Any) -> None:
         if self._log.frames and isinstance(key, tuple):
             self._log.frames[-1].add(key[0] if self._tag is None else (self._tag, key[0]))
 
-    def get(self, key: Any, default: Any = None) -> Any:
-        self._logged(key)
-        return dict.get(self, key, default)
 
-    def __getitem__(self, key: Any) -> Any:
-        self._logged(key)
-        return dict.__getitem__(self, key)
-
-    def __contains__(self, key: object) -> bool:
-        self._logged(key)
-        return dict.__contains__(self, key)
-
-
-class TaggedTable(dict):
+class TaggedTable(_LoggedTable):
     """A table keyed by one name (a path, a module, a folder) whose reads are logged under a
     tag (no tag: the key is a path)."""
 
-    __slots__ = ("_log", "_tag")
-
-    def __init__(self, log: ReadLog, tag: str | None = None) -> None:
-        super().__init__()
-        self._log = log
-        self._tag = tag
+    __slots__ = ()
 
     def _logged(self, key: Any) -> None:
         if self._log.frames:
             self._log.frames[-1].add(key if self._tag is None else (self._tag, key))
-
-    def get(self, key: Any, default: Any = None) -> Any:
-        self._logged(key)
-        return dict.get(self, key, default)
-
-    def __getitem__(self, key: Any) -> Any:
-        self._logged(key)
-        return dict.__getitem__(self, key)
-
-    def __contains__(self, key: object) -> bool:
-        self._logged(key)
-        return dict.__contains__(self, key)
 
 
 class TaggedSet(set):
@@ -150,11 +142,6 @@ def symbol_key(symbol_id: str) -> str:
 
 def stored_key(key: ReadKey) -> str:
     return key if isinstance(key, str) else f"{key[0]}{_TAG_SEPARATOR}{key[1]}"
-
-
-def tagged(tag: str, name: str) -> str:
-    """The stored form of a tagged key."""
-    return f"{tag}{_TAG_SEPARATOR}{name}"
 
 
 class ModuleTable(TaggedTable):

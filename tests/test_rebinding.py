@@ -104,14 +104,21 @@ def _call_target(graph_store, repo: str, qualname: str, raw: str) -> str:
     return rows[0]["target"]
 
 
+def _ingest_then_update(repo_dir, config, before: dict[str, str], after: dict[str, str], check=None):
+    """Index ``before``, run ``check`` on the graph, commit ``after`` and update: the summary."""
+    repo = init_repo(repo_dir)
+    commit_files(repo, before)
+    api.ingest(repo_dir, config=config)
+    if check is not None:
+        check()
+    commit_files(repo, after)
+    return api.ingest(repo_dir, config=config)
+
+
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_a_change_rebinds_unchanged_files_and_leaves_the_rest(case, repo_dir, config, graph_store, pg_store):
     before, after, expected_call = CASES[case]
-    repo = init_repo(repo_dir)
-    commit_files(repo, {**before, **UNRELATED})
-    api.ingest(repo_dir, config=config)
-    commit_files(repo, {**after, **UNRELATED})
-    update = api.ingest(repo_dir, config=config)
+    update = _ingest_then_update(repo_dir, config, {**before, **UNRELATED}, {**after, **UNRELATED})
     assert update.strategy == "update"
     changed = {p for p in after if before.get(p) != after[p]}
     # The changed files and at least one unchanged file that reads them, never the unrelated one.
@@ -174,12 +181,11 @@ TS_CASES = {
 @pytest.mark.parametrize("case", sorted(TS_CASES))
 def test_a_typescript_change_rebinds_unchanged_files(case, repo_dir, config, graph_store, pg_store):
     after, target = TS_CASES[case]
-    repo = init_repo(repo_dir)
-    commit_files(repo, TS_PACKAGE)
-    api.ingest(repo_dir, config=config)
-    assert _call_target(graph_store, repo_dir.name, "src/app.run", "new Store().save") == "src/one.Store.save"
-    commit_files(repo, after)
-    update = api.ingest(repo_dir, config=config)
+
+    def calls_one() -> None:
+        assert _call_target(graph_store, repo_dir.name, "src/app.run", "new Store().save") == "src/one.Store.save"
+
+    update = _ingest_then_update(repo_dir, config, TS_PACKAGE, after, calls_one)
     # app.ts is resolved again although it did not change; tidy.ts and one.ts are not.
     assert update.work["files_resolved"] == len({p for p in after if TS_PACKAGE.get(p) != after[p]}) + 1
     assert _call_target(graph_store, repo_dir.name, "src/app.run", "new Store().save") == target
@@ -232,11 +238,7 @@ GO_CASES = {
 @pytest.mark.parametrize("case", sorted(GO_CASES))
 def test_a_go_change_rebinds_unchanged_files(case, repo_dir, config, graph_store, pg_store):
     after, expected_call = GO_CASES[case]
-    repo = init_repo(repo_dir)
-    commit_files(repo, GO_MODULE)
-    api.ingest(repo_dir, config=config)
-    commit_files(repo, after)
-    update = api.ingest(repo_dir, config=config)
+    update = _ingest_then_update(repo_dir, config, GO_MODULE, after)
     changed = {p for p in after if GO_MODULE.get(p) != after[p]}
     assert len(changed) < update.work["files_resolved"] < sum(1 for p in after if p.endswith(".go"))
     if expected_call is not None:
