@@ -37,16 +37,6 @@ _OTHER_HOST = 0.8  # an absolute URL names a host: it may be this service, or no
 _MAX_TIED = 3
 
 
-def link_http(
-    repo: str, branch: str, routes: Sequence[Route], clients: Sequence[ClientCall], subgraphs: list[FileSubgraph]
-) -> None:
-    """Add the inferred edges of every client call to the subgraph of the file making it
-    (and of the test's file, for ``TESTED_BY``)."""
-    by_path = {s.path: s for s in subgraphs}
-    for path, added in http_links(repo, branch, routes, clients).items():
-        add_links(by_path[path], added)
-
-
 def http_links(
     repo: str, branch: str, routes: Sequence[Route], clients: Sequence[ClientCall]
 ) -> dict[str, FileSubgraph]:

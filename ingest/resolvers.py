@@ -24,7 +24,7 @@ from branchgraph.ingest.http_endpoints import (
     java_endpoints,
     python_endpoints,
 )
-from branchgraph.ingest.http_links import add_links, http_links, link_http
+from branchgraph.ingest.http_links import add_links, http_links
 from branchgraph.ingest.incremental import (
     BranchCounts,
     FileRecord,
@@ -66,20 +66,7 @@ def resolve_commit(
 ) -> list[FileSubgraph]:
     """Every file's subgraph, each language family resolved by its own resolver, then the
     inferred HTTP edges between them."""
-    by_family: dict[str, list[ParsedSource]] = {}
-    for f in files:
-        by_family.setdefault(language_named(f.parsed.language).resolver, []).append(f)
-    subgraphs: list[FileSubgraph] = []
-    endpoints = Endpoints([], [])
-    for family, group in sorted(by_family.items()):
-        spec = RESOLVERS[family]
-        resolver = spec.resolver(repo, branch, group, project_files or {})
-        subgraphs.extend(resolver.build())
-        found = spec.endpoints(resolver)
-        endpoints.routes.extend(found.routes)
-        endpoints.clients.extend(found.clients)
-    link_http(repo, branch, endpoints.routes, endpoints.clients, subgraphs)
-    return subgraphs
+    return resolve_update(repo, branch, files, project_files).subgraphs
 
 
 @dataclass(slots=True)
@@ -167,10 +154,7 @@ def resolve_update(
         if p not in emitted
     }
     assert previous is not None or len(records) == len(files)
-    counts = branch_counts(
-        records[f.path].counts if f.path in records else previous.records[f.path].counts  # type: ignore[union-attr]
-        for f in files
-    )
+    counts = branch_counts(records[f.path].counts if f.path in records else stored[f.path].counts for f in files)
     return ResolvedUpdate(list(emitted.values()), records, restamped, counts)
 
 
