@@ -14,6 +14,7 @@ write succeeded. A crash leaves the previous record in place and a re-run conver
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -188,7 +189,7 @@ def ingest_branch(
     clock = _Stopwatch()
     work: Counter[str] = Counter()
 
-    with rows.ingest_lock(name, branch, wait=options.wait_for_lock):
+    with rows.ingest_lock(name, branch, wait=options.wait_for_lock), contextlib.ExitStack() as held:
         previous = rows.branch_record(name, branch)
         if previous is not None and previous.counts.get("files", 0) and not graph.has_branch(name, branch):
             # PostgreSQL remembers the branch but the graph lost it (a wiped or restored Neo4j):
@@ -202,6 +203,11 @@ def ingest_branch(
         base_record = None
         if stored_nothing and not options.full:
             base_record = _choose_base(run, summary.commit, options.base)
+        if base_record is not None:
+            # The base stays as its stored resolution is read until it is cloned: an update of
+            # it waits (files the change does not reach are taken from the base as they are).
+            held.enter_context(rows.ingest_lock(name, base_record.branch))
+            base_record = rows.branch_record(name, base_record.branch)
         summary.strategy = STRATEGY_BRANCH_OFF if base_record else STRATEGY_BULK if stored_nothing else STRATEGY_UPDATE
         summary.base = base_record.branch if base_record else None
 

@@ -5,6 +5,7 @@ of the same commit under another branch name."""
 from __future__ import annotations
 
 import itertools
+import threading
 from pathlib import Path
 
 import pytest
@@ -143,6 +144,24 @@ def test_a_new_branch_is_cloned_from_its_base_and_then_updated(repo_dir, config,
         "MATCH (f:Function {repo: $repo, branch: 'main', name: 'extra'}) RETURN f", {"repo": repo_dir.name}
     )
     assert_equals_fresh_ingest(repo_dir, "main", config, graph_store, pg_store)
+
+
+def test_a_branch_off_waits_for_an_update_of_its_base(repo_dir, config, graph_store, pg_store):
+    repo = init_repo(repo_dir)
+    main = commit_files(repo, APP)
+    api.ingest(repo_dir, config=config)
+    feature = {**APP, "app/core.py": APP["app/core.py"] + "\n\ndef extra():\n    return helper()\n"}
+    commit_files(repo, feature, branch="feature/x", parents=[main.encode()])
+    done: list = []
+    # An update of main holds its lock: the branch-off must not read main's files meanwhile.
+    with pg_store.ingest_lock(repo_dir.name, "main"):
+        worker = threading.Thread(target=lambda: done.append(api.ingest(repo_dir, branch="feature/x", config=config)))
+        worker.start()
+        worker.join(timeout=3)
+        assert worker.is_alive() and not done
+    worker.join(timeout=120)
+    assert done and (done[0].strategy, done[0].base) == ("branch-off", "main")
+    assert_equals_fresh_ingest(repo_dir, "feature/x", config, graph_store, pg_store)
 
 
 def test_a_base_the_graph_lost_is_never_cloned(repo_dir, config, graph_store, pg_store):
