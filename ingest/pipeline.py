@@ -52,7 +52,8 @@ from branchgraph.core.languages import is_project_file, language_for_path
 from branchgraph.core.model import BRANCH_PREFIX_LEN, SYMBOL_LABELS, FileSubgraph, branch_prefix, subgraph_fingerprint
 from branchgraph.graph.protocols import BranchRecord, FileState, GraphWriter, IngestTarget, NodeEmbeddingRow
 from branchgraph.ingest.documents import DOCUMENT_VERSION, symbol_document
-from branchgraph.ingest.incremental import FileRecord, PreviousResolution, is_current
+from branchgraph.ingest.incremental import FileRecord, PreviousResolution, branch_counts, fact, fingerprint, is_current
+from branchgraph.ingest.read_log import PROJECT, stored_key
 from branchgraph.ingest.repo_keys import repo_key
 from branchgraph.ingest.resolvers import ResolvedUpdate, resolve_update
 from branchgraph.ingest.subgraphs import ParsedSource
@@ -211,16 +212,6 @@ def ingest_branch(
         summary.strategy = STRATEGY_BRANCH_OFF if base_record else STRATEGY_BULK if stored_nothing else STRATEGY_UPDATE
         summary.base = base_record.branch if base_record else None
 
-        with clock.stage("read"):
-            entries, project_entries, skipped = _source_entries(repo, commit)
-            project_files = _project_files(repo, project_entries)
-        with clock.stage("parse"):
-            parsed = _parse(run, entries, options.max_file_bytes, bypass_cache=options.full)
-        work.update(parsed.work)
-        summary.skipped = dict(sorted((skipped + parsed.skipped).items()))
-        summary.files = len(parsed.files)
-        summary.parse_errors = sum(f.parsed.parse_errors for f in parsed.files)
-        summary.conflict_files = [f.path for f in parsed.files if f.conflict_lines]
         # Another embedder than the branch's (or its base's) vectors were made with: every
         # symbol gets a vector from the new one, so a branch never mixes models or sizes.
         inherited = previous or base_record
@@ -228,13 +219,45 @@ def ingest_branch(
         # Rows built by an older document format are rewritten too (their vectors are reused).
         outdated_rows = inherited is not None and inherited.counts.get("documents") != DOCUMENT_VERSION
         rewrite_all = options.full or switched_model or outdated_rows
-        with clock.stage("resolve"):
+
+        with clock.stage("read"):
+            entries, project_entries, skipped = _source_entries(repo, commit)
+            project_files = _project_files(repo, project_entries)
             stored, in_graph = None, None
             if inherited is not None and not rewrite_all:
                 # The files a new branch's graph holds once its base is cloned are the base's.
                 in_graph = set(graph.files_except(name, inherited.branch, ()))
                 stored = _stored_resolution(run, inherited.branch, in_graph)
-            resolved = resolve_update(name, branch, parsed.files, project_files, stored)
+        # No source or project file differs from what the stores hold (a docs-only commit, a
+        # re-run): nothing is parsed or resolved, the stored records say what the branch holds.
+        unchanged = (
+            previous is not None
+            and stored is not None
+            and _nothing_changed(stored, entries, fingerprint(project_files.items()), options.max_file_bytes)
+        )
+        with clock.stage("parse"):
+            parsed = (
+                _Parsed([], Counter(), Counter(files_parsed=0, parse_cache_hits=0))
+                if unchanged
+                else _parse(run, entries, options.max_file_bytes, options.full)
+            )
+        work.update(parsed.work)
+        summary.skipped = dict(sorted((skipped + parsed.skipped).items()))
+        if unchanged and stored is not None and previous is not None:
+            current = {e.path for e in entries}
+            summary.files = len(entries)
+            summary.parse_errors = sum(r.counts.get("parse_errors", 0) for r in stored.records.values())
+            summary.conflict_files = previous.conflict_files
+        else:
+            current = {f.path for f in parsed.files}
+            summary.files = len(parsed.files)
+            summary.parse_errors = sum(f.parsed.parse_errors for f in parsed.files)
+            summary.conflict_files = [f.path for f in parsed.files if f.conflict_lines]
+        with clock.stage("resolve"):
+            if unchanged and stored is not None:
+                resolved = ResolvedUpdate([], {}, {}, branch_counts(r.counts for r in stored.records.values()))
+            else:
+                resolved = resolve_update(name, branch, parsed.files, project_files, stored)
         counts = resolved.counts
         summary.nodes, summary.edges, summary.dangling = counts.nodes, counts.edges, counts.dangling
         summary.unresolved_rate = counts.unresolved_rate
@@ -252,7 +275,7 @@ def ingest_branch(
                 diff_from = base_record.indexed_commit if base_record else summary.previous_commit
                 diff = _diff(repo, diff_from, summary.commit)
                 summary.changes = diff.to_dict()
-                written = _write_graph(run, resolved, parsed.files, summary.strategy, options.full, in_graph)
+                written = _write_graph(run, resolved, current, summary.strategy, options.full, in_graph)
             work.update(written.work)
             summary.files_deleted = len(written.removed)
             with clock.stage("embed"):
@@ -427,17 +450,32 @@ def _stored_resolution(run: _Run, branch: str, in_graph: set[str]) -> PreviousRe
     return PreviousResolution(blobs, records, lambda keys: run.stores.rows.dependents(run.name, branch, keys))
 
 
+def _nothing_changed(
+    stored: PreviousResolution, entries: list[git.TreeFile], project_print: str, max_file_bytes: int
+) -> bool:
+    """Whether every source file is the blob its complete, current record was made from (and
+    still within the size limit), none was deleted, and the project files are those the
+    records' resolvers read."""
+    if {e.path: e.blob_sha for e in entries} != stored.blobs or len(stored.records) != len(entries):
+        return False
+    if any(r.counts.get("bytes", max_file_bytes + 1) > max_file_bytes for r in stored.records.values()):
+        return False
+    project_fact = fact(stored_key(PROJECT), project_print)
+    prefix = stored_key(PROJECT) + ">"
+    return all(f == project_fact for r in stored.records.values() for f in r.facts if f.startswith(prefix))
+
+
 def _write_graph(
     run: _Run,
     resolved: ResolvedUpdate,
-    files: list[ParsedSource],
+    current: set[str],
     strategy: str,
     rewrite_all: bool,
     in_graph: set[str] | None,
 ) -> _Written:
     """Write what differs from the stored graph (which holds ``in_graph``'s files, when
-    known); return what was written and removed, the file states to record once their
-    vector rows are written too, and the work done."""
+    known) for a commit of the ``current`` files; return what was written and removed, the
+    file states to record once their vector rows are written too, and the work done."""
     graph, state = run.stores.graph, run.stores.rows
     name, branch = run.name, run.branch
     subgraphs = resolved.subgraphs
@@ -460,7 +498,6 @@ def _write_graph(
             for s in subgraphs
             if rewrite_all or s.path not in in_graph or states.get(s.path, (None, None))[1] != fingerprints[s.path]
         ]
-        current = {f.path for f in files}
         removed = sorted((set(states) | in_graph) - current)
         state.mark_files_dirty(name, branch, [s.path for s in written])
         for start in range(0, len(written), _FILES_PER_WRITE):
@@ -469,7 +506,7 @@ def _write_graph(
         work.update(graph.delete_files(name, branch, removed))
         if written or removed:
             graph.prune_unresolved(name, branch)
-    blob_of = {f.path: f.blob_sha for f in files}
+    blob_of = {s.path: _file_blob(s) for s in subgraphs}
     work["files_written"] = len(written)
     work["files_removed"] = len(removed)
     # Files rewritten although their content did not change: their references were re-resolved.

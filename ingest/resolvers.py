@@ -136,13 +136,14 @@ def resolve_update(
         if path in emitted:
             add_links(emitted[path], added)
     records = {}
+    parsed_at = {f.path: f.parsed for f in files}
     for path, subgraph in emitted.items():
         resolver = resolvers[family_of[path]]
         reads = sorted(stored_key(k) for k in resolver.file_reads[path]) if resolver.reads is not None else None
         records[path] = FileRecord(
             reads,
             facts.get(path, []),
-            file_counts(subgraph),
+            file_counts(subgraph, parsed_at[path].parse_errors, parsed_at[path].size),
             link_prints.get(path, ""),
             client_prints.get(path, ""),
             routes_print,

@@ -82,10 +82,13 @@ def test_reingest_is_idempotent(shop_repo: Path, config, graph_store, pg_store):
     assert stored_edges(graph_store, shop_repo.name, "main") == edges_before
     assert stored_edge_count(graph_store, shop_repo.name, "main") == count_before
     assert second.nodes == first.nodes
-    # The same commit again: every file's fingerprint matches, nothing is written or parsed.
+    # The same commit again: every file is the blob its record was made from, so nothing is
+    # read from the parse cache, resolved or written; the counts come from the records.
     assert second.strategy == "update"
     assert second.work["files_written"] == 0 and second.work["files_parsed"] == 0
-    assert second.work["parse_cache_hits"] == len(FILES)
+    assert second.work["parse_cache_hits"] == 0 and second.work["files_resolved"] == 0
+    assert (second.files, second.edges, second.dangling) == (first.files, first.edges, first.dangling)
+    assert second.unresolved_rate == first.unresolved_rate and second.parse_errors == first.parse_errors
     # --full rewrites every file, but nothing is embedded twice: texts are found by content key.
     assert sum(first.embeddings.values()) == len(SYMBOLS)
     full = api.ingest(shop_repo, config=config, full=True)

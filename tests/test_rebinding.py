@@ -4,6 +4,8 @@ against the equivalence oracle, and a file the change cannot reach is never reso
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from gitrepo import commit_files, init_repo
 from test_incremental import assert_equals_fresh_ingest
@@ -284,3 +286,30 @@ def test_an_upgrade_resolves_every_file_again(repo_dir, config, graph_store, pg_
     assert update.work["files_written"] == 1  # resolved the same: only the edited file is rewritten
     again = api.ingest(repo_dir, config=config)  # the records are the new code's now
     assert again.work["files_resolved"] == 0
+
+
+def test_a_commit_that_changes_no_source_file_resolves_nothing(repo_dir, config, graph_store, pg_store):
+    files = {**TS_PACKAGE, "README.md": "# shop\n"}
+    update = _ingest_then_update(repo_dir, config, files, {**files, "README.md": "# shop, documented\n"})
+    assert update.work["files_parsed"] == 0 and update.work["files_resolved"] == 0
+    assert update.work["parse_cache_hits"] == 0  # not even read from the cache
+    assert_equals_fresh_ingest(repo_dir, "main", config, graph_store, pg_store)
+
+
+def test_a_changed_project_file_alone_is_no_unchanged_commit(repo_dir, config, graph_store, pg_store):
+    files = {**TS_PACKAGE, "tsconfig.json": '{"compilerOptions": {}}'}
+    update = _ingest_then_update(
+        repo_dir, config, files, {**files, "tsconfig.json": '{"compilerOptions": {"baseUrl": "src"}}'}
+    )
+    assert update.work["files_resolved"] == sum(1 for p in files if p.endswith(".ts"))
+    assert_equals_fresh_ingest(repo_dir, "main", config, graph_store, pg_store)
+
+
+def test_a_lowered_size_limit_is_no_unchanged_commit(repo_dir, config, graph_store, pg_store):
+    repo = init_repo(repo_dir)
+    commit_files(repo, {**STORES, **UNRELATED})
+    api.ingest(repo_dir, config=config)
+    smaller = dataclasses.replace(config, max_file_bytes=60)  # pkg/one.py and friends are larger
+    again = api.ingest(repo_dir, config=smaller)
+    assert again.skipped.get("too_large", 0) > 0 and again.files < len(STORES) + len(UNRELATED)
+    assert_equals_fresh_ingest(repo_dir, "main", smaller, graph_store, pg_store)
