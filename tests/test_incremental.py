@@ -128,12 +128,17 @@ def test_a_symbol_that_only_moved_keeps_its_embedding(repo_dir, config, graph_st
     assert_equals_fresh_ingest(repo_dir, "main", config, graph_store, pg_store)
 
 
-def test_a_new_branch_is_cloned_from_its_base_and_then_updated(repo_dir, config, graph_store, pg_store):
+def _main_indexed_then_feature_committed(repo_dir: Path, config) -> None:
+    """APP indexed as main, then a branch feature/x off it that adds a function to core.py."""
     repo = init_repo(repo_dir)
     main = commit_files(repo, APP)
     api.ingest(repo_dir, config=config)
     feature = {**APP, "app/core.py": APP["app/core.py"] + "\n\ndef extra():\n    return helper()\n"}
     commit_files(repo, feature, branch="feature/x", parents=[main.encode()])
+
+
+def test_a_new_branch_is_cloned_from_its_base_and_then_updated(repo_dir, config, graph_store, pg_store):
+    _main_indexed_then_feature_committed(repo_dir, config)
     branched = api.ingest(repo_dir, branch="feature/x", config=config)
     assert (branched.strategy, branched.base) == ("branch-off", "main")
     assert branched.work["files_written"] == 1 and branched.work["files_parsed"] == 1
@@ -147,11 +152,7 @@ def test_a_new_branch_is_cloned_from_its_base_and_then_updated(repo_dir, config,
 
 
 def test_a_branch_off_waits_for_an_update_of_its_base(repo_dir, config, graph_store, pg_store):
-    repo = init_repo(repo_dir)
-    main = commit_files(repo, APP)
-    api.ingest(repo_dir, config=config)
-    feature = {**APP, "app/core.py": APP["app/core.py"] + "\n\ndef extra():\n    return helper()\n"}
-    commit_files(repo, feature, branch="feature/x", parents=[main.encode()])
+    _main_indexed_then_feature_committed(repo_dir, config)
     done: list = []
     # An update of main holds its lock: the branch-off must not read main's files meanwhile.
     with pg_store.ingest_lock(repo_dir.name, "main"):
@@ -165,12 +166,8 @@ def test_a_branch_off_waits_for_an_update_of_its_base(repo_dir, config, graph_st
 
 
 def test_a_base_the_graph_lost_is_never_cloned(repo_dir, config, graph_store, pg_store):
-    repo = init_repo(repo_dir)
-    main = commit_files(repo, APP)
-    api.ingest(repo_dir, config=config)
+    _main_indexed_then_feature_committed(repo_dir, config)
     graph_store.delete_branch(repo_dir.name, "main")  # PostgreSQL still remembers main
-    feature = {**APP, "app/core.py": APP["app/core.py"] + "\n\ndef extra():\n    return helper()\n"}
-    commit_files(repo, feature, branch="feature/x", parents=[main.encode()])
     branched = api.ingest(repo_dir, branch="feature/x", config=config)
     assert (branched.strategy, branched.base) == ("bulk", None)
     assert_equals_fresh_ingest(repo_dir, "feature/x", config, graph_store, pg_store)
