@@ -2,10 +2,12 @@
 
 A file's subgraph depends on its own parse and on what resolving it read of the rest of the
 commit (``ingest.read_log``). An update resolves again only the files whose content changed
-and those whose reads hold a key the change touched: a changed file's path, a module name
-that appeared or vanished, a folder's fixtures, a class whose subclasses changed (found by
-comparing each file's *facts*, ``<key>><value>`` strings, with the stored ones). Every other
-file's subgraph, counts and links are what the stores already hold.
+and those whose reads hold a key the change touched: a changed file's path, a module or
+package name that appeared or vanished, a package one of whose files changed, a folder's
+fixtures, and the keys whose *facts* differ — ``<key>><value>`` strings each resolver states
+(a class's subclasses, the member names and interfaces defined, the project files'
+fingerprint), compared over the whole commit with the stored ones. Every other file's
+subgraph, counts and links are what the stores already hold.
 """
 
 from __future__ import annotations
