@@ -106,12 +106,17 @@ def changed_fact_keys(old: Mapping[str, list[str]], new: Mapping[str, list[str]]
     defined when one of them goes)."""
     before = {f for facts in old.values() for f in facts}
     after = {f for facts in new.values() for f in facts}
-    return {fact.rsplit(_FACT_VALUE, 1)[0] for fact in before ^ after}
+    return {fact_key(f) for f in before ^ after}
 
 
 def fact(key: str, value: str) -> str:
     """A fact: reads of ``key`` see ``value`` among others."""
     return f"{key}{_FACT_VALUE}{value}"
+
+
+def fact_key(stated: str) -> str:
+    """The read key a fact is about."""
+    return stated.rsplit(_FACT_VALUE, 1)[0]
 
 
 def fingerprint(rows: Iterable[tuple]) -> str:

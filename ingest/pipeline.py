@@ -52,7 +52,15 @@ from branchgraph.core.languages import is_project_file, language_for_path
 from branchgraph.core.model import BRANCH_PREFIX_LEN, SYMBOL_LABELS, FileSubgraph, branch_prefix, subgraph_fingerprint
 from branchgraph.graph.protocols import BranchRecord, FileState, GraphWriter, IngestTarget, NodeEmbeddingRow
 from branchgraph.ingest.documents import DOCUMENT_VERSION, symbol_document
-from branchgraph.ingest.incremental import FileRecord, PreviousResolution, branch_counts, fact, fingerprint, is_current
+from branchgraph.ingest.incremental import (
+    FileRecord,
+    PreviousResolution,
+    branch_counts,
+    fact,
+    fact_key,
+    fingerprint,
+    is_current,
+)
 from branchgraph.ingest.read_log import PROJECT, stored_key
 from branchgraph.ingest.repo_keys import repo_key
 from branchgraph.ingest.resolvers import ResolvedUpdate, resolve_update
@@ -223,39 +231,44 @@ def ingest_branch(
         with clock.stage("read"):
             entries, project_entries, skipped = _source_entries(repo, commit)
             project_files = _project_files(repo, project_entries)
-            stored, in_graph = None, None
+            stored, in_graph, states = None, None, None
             if inherited is not None and not rewrite_all:
-                # The files a new branch's graph holds once its base is cloned are the base's.
+                # The files a new branch's graph holds once its base is cloned are the base's,
+                # and so are its file states.
                 in_graph = set(graph.files_except(name, inherited.branch, ()))
-                stored = _stored_resolution(run, inherited.branch, in_graph)
+                stored_states = rows.file_resolutions(name, inherited.branch)
+                states = {s.path: (s.blob_sha, s.fingerprint) for s in stored_states}
+                stored = _stored_resolution(run, inherited.branch, stored_states, in_graph)
         # No source or project file differs from what the stores hold (a docs-only commit, a
         # re-run): nothing is parsed or resolved, the stored records say what the branch holds.
-        unchanged = (
-            previous is not None
+        kept = (
+            stored
+            if previous is not None
             and stored is not None
             and _nothing_changed(stored, entries, fingerprint(project_files.items()), options.max_file_bytes)
+            else None
         )
         with clock.stage("parse"):
             parsed = (
                 _Parsed([], Counter(), Counter(files_parsed=0, parse_cache_hits=0))
-                if unchanged
+                if kept is not None
                 else _parse(run, entries, options.max_file_bytes, options.full)
             )
         work.update(parsed.work)
         summary.skipped = dict(sorted((skipped + parsed.skipped).items()))
-        if unchanged and stored is not None and previous is not None:
+        if kept is not None:
             current = {e.path for e in entries}
             summary.files = len(entries)
-            summary.parse_errors = sum(r.counts.get("parse_errors", 0) for r in stored.records.values())
-            summary.conflict_files = previous.conflict_files
+            summary.parse_errors = sum(r.counts.get("parse_errors", 0) for r in kept.records.values())
+            summary.conflict_files = previous.conflict_files if previous else []
         else:
             current = {f.path for f in parsed.files}
             summary.files = len(parsed.files)
             summary.parse_errors = sum(f.parsed.parse_errors for f in parsed.files)
             summary.conflict_files = [f.path for f in parsed.files if f.conflict_lines]
         with clock.stage("resolve"):
-            if unchanged and stored is not None:
-                resolved = ResolvedUpdate([], {}, {}, branch_counts(r.counts for r in stored.records.values()))
+            if kept is not None:
+                resolved = ResolvedUpdate([], {}, {}, branch_counts(r.counts for r in kept.records.values()))
             else:
                 resolved = resolve_update(name, branch, parsed.files, project_files, stored)
         counts = resolved.counts
@@ -275,7 +288,7 @@ def ingest_branch(
                 diff_from = base_record.indexed_commit if base_record else summary.previous_commit
                 diff = _diff(repo, diff_from, summary.commit)
                 summary.changes = diff.to_dict()
-                written = _write_graph(run, resolved, current, summary.strategy, options.full, in_graph)
+                written = _write_graph(run, resolved, current, summary.strategy, options.full, in_graph, states)
             work.update(written.work)
             summary.files_deleted = len(written.removed)
             with clock.stage("embed"):
@@ -436,10 +449,10 @@ def _diff(repo: Repo, old: str | None, new: str) -> git.TreeDiff:
     return git.diff_commits(repo, old, new)
 
 
-def _stored_resolution(run: _Run, branch: str, in_graph: set[str]) -> PreviousResolution:
+def _stored_resolution(run: _Run, branch: str, states: list[FileState], in_graph: set[str]) -> PreviousResolution:
     """What the stores hold of a branch's resolution (the branch itself, or the base a new
-    branch is cloned from). A file the graph lacks counts as unfinished, so it is redone."""
-    states = run.stores.rows.file_resolutions(run.name, branch)
+    branch is cloned from), from its file ``states``. A file the graph lacks counts as
+    unfinished, so it is redone."""
     # A record made by other code (an upgrade) describes nothing: the file is redone.
     current = {s.path: s.resolution for s in states if s.resolution is not None and is_current(s.resolution)}
     blobs = {
@@ -456,13 +469,14 @@ def _nothing_changed(
     """Whether every source file is the blob its complete, current record was made from (and
     still within the size limit), none was deleted, and the project files are those the
     records' resolvers read."""
-    if {e.path: e.blob_sha for e in entries} != stored.blobs or len(stored.records) != len(entries):
+    # Equal blobs also say every record is there: an unfinished or outdated one has blob "".
+    if {e.path: e.blob_sha for e in entries} != stored.blobs:
         return False
     if any(r.counts.get("bytes", max_file_bytes + 1) > max_file_bytes for r in stored.records.values()):
         return False
-    project_fact = fact(stored_key(PROJECT), project_print)
-    prefix = stored_key(PROJECT) + ">"
-    return all(f == project_fact for r in stored.records.values() for f in r.facts if f.startswith(prefix))
+    key = stored_key(PROJECT)
+    project_fact = fact(key, project_print)
+    return all(f == project_fact for r in stored.records.values() for f in r.facts if fact_key(f) == key)
 
 
 def _write_graph(
@@ -472,10 +486,12 @@ def _write_graph(
     strategy: str,
     rewrite_all: bool,
     in_graph: set[str] | None,
+    states: dict[str, tuple[str, str | None]] | None,
 ) -> _Written:
-    """Write what differs from the stored graph (which holds ``in_graph``'s files, when
-    known) for a commit of the ``current`` files; return what was written and removed, the
-    file states to record once their vector rows are written too, and the work done."""
+    """Write what differs from the stored graph (which holds ``in_graph``'s files and their
+    ``states``, when already read) for a commit of the ``current`` files; return what was
+    written and removed, the file states to record once their vector rows are written too,
+    and the work done."""
     graph, state = run.stores.graph, run.stores.rows
     name, branch = run.name, run.branch
     subgraphs = resolved.subgraphs
@@ -487,7 +503,8 @@ def _write_graph(
         graph.write_new_branch(name, branch, subgraphs, lambda done, total: run.report("write", done, total))
         written, removed = subgraphs, []
     else:
-        states = state.file_states(name, branch)
+        if states is None:
+            states = state.file_states(name, branch)
         # The graph is asked, not only the states: a crashed run may have left files they miss,
         # and a graph that lost files (restored from an older backup) must get them back.
         if in_graph is None:

@@ -135,6 +135,13 @@ class TaggedSet(set):
         return set.__contains__(self, key)
 
 
+def dotted_prefixes(name: str) -> list[str]:
+    """``a.b.c`` -> ``a``, ``a.b``, ``a.b.c``: a module or package name and the ones it is
+    inside (``import a.b`` binds ``a``)."""
+    parts = name.split(".")
+    return [".".join(parts[:i]) for i in range(1, len(parts) + 1)]
+
+
 def symbol_key(symbol_id: str) -> str:
     """A symbol's id without its branch part: the same on every branch."""
     return symbol_id[BRANCH_PREFIX_LEN:]

@@ -9,13 +9,23 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from branchgraph.core.extract import Definition
 from branchgraph.core.model import Edge, FileSubgraph, node_id
-from branchgraph.ingest.read_log import ReadKey, ReadLog, TaggedTable, TrackedTable
+from branchgraph.ingest.incremental import fact, fingerprint
+from branchgraph.ingest.read_log import (
+    MEMBER_NAME,
+    PROJECT,
+    ReadKey,
+    ReadLog,
+    TaggedSet,
+    TaggedTable,
+    TrackedTable,
+    stored_key,
+)
 from branchgraph.ingest.subgraphs import ParsedSource, SubgraphEmitter, SymbolNode, Target
 
 
@@ -78,12 +88,22 @@ class Resolver:
     # Whether what resolving each file reads is logged (``ingest.read_log``), so an update
     # re-resolves only the files a change can reach; a resolver without it re-resolves all.
     TRACKS_READS = False
+    # Whether the language's lookups read project files (tsconfig.json, go.mod): then every
+    # file's resolution depends on them.
+    READS_PROJECT_FILES = False
 
-    def __init__(self, repo: str, branch: str, files: list[ParsedSource]):
+    def __init__(
+        self, repo: str, branch: str, files: list[ParsedSource], project_files: Mapping[str, bytes] | None = None
+    ):
         self.repo = repo
         self.branch = branch
         self.files = files
         self.reads = ReadLog() if self.TRACKS_READS else None
+        self.project_print = fingerprint((project_files or {}).items())
+        # Every name a definition or an instance attribute carries (``_leaves_repository``),
+        # and which file adds each (an update compares them as facts).
+        self.member_names: set[str] = TaggedSet(self.reads, MEMBER_NAME) if self.reads is not None else set()
+        self._names_of: dict[str, set[str]] = {}
         self._files_by_path: dict[str, ParsedSource] = self._path_table()
         self._files_by_path.update((f.path, f) for f in files)
         self.file_ids: dict[str, str] = self._path_table()
@@ -182,9 +202,9 @@ class Resolver:
     def _member_uncached(self, value: Any, attr: str) -> Any:
         raise NotImplementedError
 
-    # Every name a definition or an instance attribute carries (filled by resolvers that use
-    # ``_leaves_repository``).
-    member_names: set[str]
+    def _add_member_name(self, path: str, name: str) -> None:
+        self.member_names.add(name)
+        self._names_of.setdefault(path, set()).add(name)
 
     def _leaves_repository(self, raw: str) -> bool:
         """A member call (``x.toFixed()``) whose name no definition or attribute of the
@@ -393,7 +413,22 @@ class Resolver:
 
     def facts(self) -> dict[str, list[str]]:
         """Per file, what it tells other files' resolution besides its own tables
-        (``ingest.incremental.fact``)."""
+        (``ingest.incremental.fact``): the member names it adds (a name appearing or vanishing
+        changes what a call on an unknown receiver may reach), the project files' fingerprint
+        when the language reads them, and what the language declares besides."""
+        facts = {
+            path: {fact(stored_key((MEMBER_NAME, n)), "") for n in names} for path, names in self._names_of.items()
+        }
+        if self.READS_PROJECT_FILES:
+            project = fact(stored_key(PROJECT), self.project_print)
+            for f in self.files:
+                facts.setdefault(f.path, set()).add(project)
+        for path, more in self._declared_facts().items():
+            facts.setdefault(path, set()).update(more)
+        return {path: sorted(found) for path, found in facts.items()}
+
+    def _declared_facts(self) -> dict[str, set[str]]:
+        """A language's own facts, per file (a class's subclasses, the interfaces declared)."""
         return {}
 
     def changed_keys(self, changed: set[str], added_or_deleted: set[str]) -> set[ReadKey]:
@@ -402,4 +437,4 @@ class Resolver:
 
     def _file_dependencies(self, f: ParsedSource, reads: set[ReadKey]) -> set[ReadKey]:
         """Everything a file's subgraph depends on, given what resolving it read."""
-        return reads | {f.path}
+        return reads | ({f.path, PROJECT} if self.READS_PROJECT_FILES else {f.path})

@@ -35,8 +35,6 @@ from branchgraph.core.languages.ecmascript import module_name
 from branchgraph.core.model import Edge, FileSubgraph, node_id
 from branchgraph.ingest.ecmascript_modules import External as ExternalModule
 from branchgraph.ingest.ecmascript_modules import ModuleMap
-from branchgraph.ingest.incremental import fact, fingerprint
-from branchgraph.ingest.read_log import MEMBER_NAME, PROJECT, ReadKey, TaggedSet, stored_key
 from branchgraph.ingest.resolution import Binding, Resolver
 from branchgraph.ingest.resolution import Elements as _Elements
 from branchgraph.ingest.resolution import External as _Ext
@@ -99,24 +97,18 @@ class EcmaScriptResolver(Resolver):
     TYPE_LABELS = ("Class", "Interface")
     DOTTED = _DOTTED
     TRACKS_READS = True
+    READS_PROJECT_FILES = True
 
     def __init__(self, repo: str, branch: str, files: list[ParsedSource], project_files: Mapping[str, bytes]):
-        super().__init__(repo, branch, files)
-        log = self.reads
-        assert log is not None  # TRACKS_READS
+        super().__init__(repo, branch, files, project_files)
         # Probing the commit's paths logs each path probed, found or not.
         self.modules = ModuleMap(self._files_by_path, project_files)
-        self.project_print = fingerprint((path, data) for path, data in project_files.items())
         self.file_ids.update((f.path, node_id(repo, branch, f.path, "File", module_name(f.path))) for f in files)
         self.exports: dict[str, dict[str, _Binding]] = self._path_table()  # path -> exported name -> binding
         self.star_exports: dict[str, list[str]] = self._path_table()  # path -> `export * from` specifiers
         self.return_types: dict[tuple[str, int], str] = self._table()
         self.type_parameters: dict[tuple[str, int | None], set[str]] = self._table()
         self._base_refs: dict[tuple[str, int], list[tuple[str, int]]] = self._table()
-        # Every name a definition or an instance attribute carries: a member call on an
-        # unknown receiver whose name is not among them cannot land in the repository.
-        self.member_names: set[str] = TaggedSet(log, MEMBER_NAME)
-        self._names_of: dict[str, set[str]] = {}  # path -> the names it adds to member_names
         # (path, scope) -> the parameter names of the functions there (inline callbacks' too).
         self.parameters: dict[tuple[str, int | None], set[str]] = self._table()
         for f in files:
@@ -216,23 +208,6 @@ class EcmaScriptResolver(Resolver):
             self._bind(f.path, a.scope, a.name, binding, keep_existing=True)
 
     # ----- modules and exports --------------------------------------------------------
-
-    def _add_member_name(self, path: str, name: str) -> None:
-        self.member_names.add(name)
-        self._names_of.setdefault(path, set()).add(name)
-
-    def facts(self) -> dict[str, list[str]]:
-        """Per file, the member names it adds (a name appearing or vanishing changes what a
-        call on an unknown receiver may reach) and the project files' fingerprint (a changed
-        ``tsconfig.json`` or ``package.json`` may move any import)."""
-        project = fact(stored_key(PROJECT), self.project_print)
-        return {
-            f.path: sorted({fact(stored_key((MEMBER_NAME, n)), "") for n in self._names_of.get(f.path, ())} | {project})
-            for f in self.files
-        }
-
-    def _file_dependencies(self, f: ParsedSource, reads: set[ReadKey]) -> set[ReadKey]:
-        return reads | {f.path, PROJECT}
 
     def _module(self, importer: str, specifier: str) -> _Value:
         # Memoised with what the lookup probed (the map's own cache would hide the probes).

@@ -24,17 +24,8 @@ from collections.abc import Mapping
 from branchgraph.core.extract import Assignment, Definition, Import, local_names
 from branchgraph.core.languages.go import is_test_file, module_name
 from branchgraph.core.model import Edge, FileSubgraph, node_id
-from branchgraph.ingest.incremental import fact, fingerprint
-from branchgraph.ingest.read_log import (
-    INTERFACES,
-    MEMBER_NAME,
-    PACKAGE,
-    PROJECT,
-    ReadKey,
-    TaggedSet,
-    stored_key,
-    symbol_key,
-)
+from branchgraph.ingest.incremental import fact
+from branchgraph.ingest.read_log import INTERFACES, PACKAGE, ReadKey, stored_key, symbol_key
 from branchgraph.ingest.resolution import MAX_BASE_DEPTH, Binding, Resolver
 from branchgraph.ingest.resolution import Elements as _Elements
 from branchgraph.ingest.resolution import External as _Ext
@@ -75,13 +66,11 @@ class GoResolver(Resolver):
 
     TYPE_LABELS = ("Class", "Interface")
     TRACKS_READS = True
+    READS_PROJECT_FILES = True
 
     def __init__(self, repo: str, branch: str, files: list[ParsedSource], project_files: Mapping[str, bytes]):
-        super().__init__(repo, branch, files)
-        log = self.reads
-        assert log is not None  # TRACKS_READS
+        super().__init__(repo, branch, files, project_files)
         self.go_modules = _go_modules(project_files)
-        self.project_print = fingerprint((path, data) for path, data in project_files.items())
         # What a package's files declare together is read by package: a change to any of its
         # files reaches the readers of any of them.
         self.packages: dict[str, list[ParsedSource]] = self._path_table(PACKAGE)
@@ -95,8 +84,6 @@ class GoResolver(Resolver):
         self.receivers: dict[str, _Symbol] = {}  # method id -> its receiver type
         self.return_types: dict[tuple[str, int], str] = self._table()
         self._base_refs: dict[tuple[str, int], list[tuple[str, int]]] = self._table()
-        self.member_names: set[str] = TaggedSet(log, MEMBER_NAME)
-        self._names_of: dict[str, set[str]] = {}  # path -> the names it adds to member_names
         for f in files:
             self._index_file(f)
         for f in files:
@@ -148,33 +135,17 @@ class GoResolver(Resolver):
             if receiver is not None and receiver.label == "Class":
                 self.receivers[method.id] = receiver
 
-    def _add_member_name(self, path: str, name: str) -> None:
-        self.member_names.add(name)
-        self._names_of.setdefault(path, set()).add(name)
-
-    def facts(self) -> dict[str, list[str]]:
-        """Per file, the member names it adds, the interfaces it declares (any struct may
-        implement one) and the project files' fingerprint (go.mod names the module)."""
-        project = fact(stored_key(PROJECT), self.project_print)
+    def _declared_facts(self) -> dict[str, set[str]]:
+        """The interfaces each file declares: any struct may implement one."""
         interfaces: dict[str, set[str]] = {}
         for symbol in self.symbols.values():
             if symbol.label == "Interface":
                 interfaces.setdefault(symbol.file.path, set()).add(fact(stored_key(INTERFACES), symbol_key(symbol.id)))
-        return {
-            f.path: sorted(
-                {fact(stored_key((MEMBER_NAME, n)), "") for n in self._names_of.get(f.path, ())}
-                | interfaces.get(f.path, set())
-                | {project}
-            )
-            for f in self.files
-        }
+        return interfaces
 
     def changed_keys(self, changed: set[str], added_or_deleted: set[str]) -> set[ReadKey]:
         """A changed file changes what its package declares."""
         return {(PACKAGE, module_name(path)) for path in changed if path.endswith(".go")}
-
-    def _file_dependencies(self, f: ParsedSource, reads: set[ReadKey]) -> set[ReadKey]:
-        return reads | {f.path, PROJECT}
 
     def _index_import(self, f: ParsedSource, imp: Import) -> None:
         name = imp.alias or _package_name(imp.module)

@@ -26,8 +26,7 @@ from dataclasses import dataclass
 from branchgraph.core.extract import Assignment, Definition, Import, Reference, local_names
 from branchgraph.core.languages.java import annotation_name, module_name
 from branchgraph.core.model import Edge, FileSubgraph, node_id
-from branchgraph.ingest.incremental import fact
-from branchgraph.ingest.read_log import MEMBER_NAME, MODULE, PACKAGE, ReadKey, TaggedSet, stored_key
+from branchgraph.ingest.read_log import MODULE, PACKAGE, ReadKey, TaggedSet, dotted_prefixes
 from branchgraph.ingest.resolution import MAX_BASE_DEPTH, Binding, Resolver
 from branchgraph.ingest.resolution import Elements as _Elements
 from branchgraph.ingest.resolution import External as _Ext
@@ -110,17 +109,13 @@ class JavaResolver(Resolver):
         for f in files:
             self.packages.setdefault(module_name(f.path), []).append(f)
         self.package_prefixes: set[str] = TaggedSet(log, MODULE)
-        self.package_prefixes.update(
-            ".".join(name.split(".")[:i]) for name in self.packages if name for i in range(1, name.count(".") + 2)
-        )
+        self.package_prefixes.update(prefix for name in self.packages if name for prefix in dotted_prefixes(name))
         self.package_types: dict[str, dict[str, _Symbol]] = self._path_table(PACKAGE)
         # (path, class index) -> method name -> its overloads
         self.overloads: dict[tuple[str, int | None], dict[str, list[_Symbol]]] = self._table()
         self.wildcards: dict[str, list[str]] = self._path_table()
         self.return_types: dict[tuple[str, int], str] = self._table()
         self._base_refs: dict[tuple[str, int], list[tuple[str, int, str]]] = self._table()
-        self.member_names: set[str] = TaggedSet(log, MEMBER_NAME)
-        self._names_of: dict[str, set[str]] = {}  # path -> the names it adds to member_names
         self._parameter_types: dict[str, list[str]] = {}  # method id -> its parameters' types
         for f in files:
             self._index_file(f)
@@ -166,25 +161,13 @@ class JavaResolver(Resolver):
             elif ref.kind in ("base", "implements"):
                 self._base_refs.setdefault((f.path, ref.scope), []).append((ref.raw, ref.line, ref.kind))
 
-    def _add_member_name(self, path: str, name: str) -> None:
-        self.member_names.add(name)
-        self._names_of.setdefault(path, set()).add(name)
-
-    def facts(self) -> dict[str, list[str]]:
-        """Per file, the member names it adds."""
-        return {
-            path: sorted(fact(stored_key((MEMBER_NAME, n)), "") for n in names)
-            for path, names in self._names_of.items()
-        }
-
     def changed_keys(self, changed: set[str], added_or_deleted: set[str]) -> set[ReadKey]:
         """A changed file changes what its package declares; a package appearing or vanishing
         changes its name and every dotted prefix of it."""
         keys: set[ReadKey] = {(PACKAGE, module_name(path)) for path in changed if path.endswith(".java")}
         for path in added_or_deleted:
             if path.endswith(".java"):
-                parts = module_name(path).split(".")
-                keys.update((MODULE, ".".join(parts[:i])) for i in range(1, len(parts) + 1))
+                keys.update((MODULE, prefix) for prefix in dotted_prefixes(module_name(path)))
         return keys
 
     @staticmethod

@@ -34,6 +34,7 @@ from branchgraph.ingest.read_log import (
     ModuleTable,
     ReadKey,
     TaggedSet,
+    dotted_prefixes,
     stored_key,
     symbol_key,
 )
@@ -116,10 +117,7 @@ class PythonResolver(Resolver):
             self.modules.setdefault(module_name(f.path), f)
         # Every dotted prefix of an in-repo module, so `import a.b` binds a known `a`.
         self.module_prefixes: set[str] = TaggedSet(log, MODULE)
-        for name in self.modules:
-            parts = name.split(".")
-            for i in range(1, len(parts) + 1):
-                self.module_prefixes.add(".".join(parts[:i]))
+        self.module_prefixes.update(prefix for name in self.modules for prefix in dotted_prefixes(name))
         self.wildcards: dict[str, list[str]] = self._path_table()
         self._base_refs: dict[tuple[str, int | None], list] = self._table()
         # (path, function index) -> its return annotation
@@ -166,8 +164,7 @@ class PythonResolver(Resolver):
                 siblings[d.name] = symbol
                 self._bind(f.path, d.parent, d.name, ("def", symbol))
             if _is_fixture(d):
-                where = _directory(f.path) if _file_name(f.path) == "conftest.py" else f.path
-                self.fixtures.setdefault(where, {})[_fixture_name(d)] = symbol
+                self.fixtures.setdefault(_fixture_scope(f.path), {})[_fixture_name(d)] = symbol
         for imp in f.parsed.imports:
             self._bind_import(f, imp)
         for a in f.parsed.assignments:
@@ -652,15 +649,15 @@ class PythonResolver(Resolver):
                         index.setdefault(base.symbol.id, []).append(symbol)
         return index
 
-    def facts(self) -> dict[str, list[str]]:
+    def _declared_facts(self) -> dict[str, set[str]]:
         """Per file, each of its classes as a subclass of its in-repo bases: what an update
         compares to find the classes whose subclasses changed."""
-        facts: dict[str, list[str]] = {}
+        facts: dict[str, set[str]] = {}
         for base_id, subclasses in self._subclass_index.items():
             key = stored_key((SUBCLASSES, symbol_key(base_id)))
             for sub in subclasses:
-                facts.setdefault(sub.file.path, []).append(fact(key, symbol_key(sub.id)))
-        return {path: sorted(found) for path, found in facts.items()}
+                facts.setdefault(sub.file.path, set()).add(fact(key, symbol_key(sub.id)))
+        return facts
 
     def changed_keys(self, changed: set[str], added_or_deleted: set[str]) -> set[ReadKey]:
         """A module appearing or vanishing changes its name and every dotted prefix of it
@@ -668,11 +665,10 @@ class PythonResolver(Resolver):
         keys: set[ReadKey] = set()
         for path in added_or_deleted:
             if path.endswith((".py", ".pyi")):
-                parts = module_name(path).split(".")
-                keys.update((MODULE, ".".join(parts[:i])) for i in range(1, len(parts) + 1))
+                keys.update((MODULE, prefix) for prefix in dotted_prefixes(module_name(path)))
         for path in changed:
             if path.endswith((".py", ".pyi")):
-                keys.add((FIXTURES, _directory(path) if _file_name(path) == "conftest.py" else path))
+                keys.add((FIXTURES, _fixture_scope(path)))
         return keys
 
     def _class_member(self, cls: _Symbol, attr: str, seen: set[str]) -> _Value:
@@ -768,10 +764,7 @@ class PythonResolver(Resolver):
         attributes (``Invoice().add_line``, ``build_client(...).send``, ``qs.filter(...)
         .order_by``, ``super().save``): each call gives what calling the value before returns
         (a fresh instance of a class, a function's annotated or single returned type)."""
-        if "(" in raw:
-            steps = _call_chain(raw)
-            if steps is None:
-                return _Ext(raw) if _LITERAL_RECEIVER.match(raw) else None
+        if "(" in raw and (steps := _call_chain(raw)) is not None:
             return self._resolve_chain(path, scope, raw, steps)
         if not _DOTTED.match(raw):
             return _Ext(raw) if _LITERAL_RECEIVER.match(raw) else None
@@ -986,12 +979,13 @@ class PythonResolver(Resolver):
 _CALL = "()"  # a call step of ``_call_chain``
 _SUPER_ARGUMENTS = re.compile(r"super\(\s*([A-Za-z_][\w.]*)\s*,\s*(?:self|cls)\s*\)")
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+_DOTTED_HEAD = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 
 
 def _call_chain(raw: str) -> list[str] | None:
     """``a.b(x).c(y) .d`` -> ``["a.b", "()", "c", "()", "d"]``: a dotted head, then calls and
     attributes; None when ``raw`` is something else (a subscript, a literal receiver)."""
-    head = re.match(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*", raw)
+    head = _DOTTED_HEAD.match(raw)
     if head is None:
         return None
     steps = [head.group(0)]
@@ -1038,6 +1032,11 @@ def _closing(text: str, start: int) -> int | None:
                 return i if c == ")" else None
         i += 1
     return None
+
+
+def _fixture_scope(path: str) -> str:
+    """Where a file's fixtures are seen: a conftest.py's folder, any other file itself."""
+    return _directory(path) if _file_name(path) == "conftest.py" else path
 
 
 def _is_fixture(d: Definition) -> bool:
