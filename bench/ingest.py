@@ -35,6 +35,12 @@ def bare_parse_seconds(root: Path) -> tuple[int, float]:
     return len(sources), time.perf_counter() - start
 
 
+def _embed_rate(summary: api.IngestSummary) -> float | None:
+    symbols = sum(summary.embeddings.values())
+    seconds = summary.seconds.get("embed", 0.0)
+    return round(symbols / seconds, 1) if symbols and seconds else None
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--package", default="Django")
@@ -71,6 +77,9 @@ def main() -> None:
         "seconds_reingest_same_commit": again.seconds,
         "seconds_full_reingest": full.seconds,
         "files_per_second": round(first.files / first.seconds["total"], 1),
+        # The embedding figure: symbols given a vector row (computed, vector and
+        # full-text rows written, the vector index built) per second of the embed stage.
+        "embed_symbols_per_second": _embed_rate(first),
         "peak_rss_mib": round(rss_mib, 1),
         "bare_parse_files": parsed_files,
         "bare_parse_seconds": round(bare, 3),
@@ -88,6 +97,8 @@ def main() -> None:
     print(f"same commit (s)   {again.seconds}")
     print(f"--full again (s)  {full.seconds}")
     print(f"files/s           {figures['files_per_second']}")
+    if figures["embed_symbols_per_second"] is not None:
+        print(f"embed stage       {figures['embed_symbols_per_second']} symbols/s ({first.embeddings})")
     print(f"peak RSS          {figures['peak_rss_mib']} MiB")
     print(f"bare parse        {bare:.3f} s for {parsed_files} files")
     print(
