@@ -5,7 +5,7 @@ partial HNSW index per (model, dims)."""
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 from psycopg import sql
@@ -84,11 +84,20 @@ class PgVectors(PgConnection):
             cur.execute(statement)
 
     def replace_node_embeddings(
-        self, repo: str, branch: str, rows: Sequence[NodeEmbeddingRow], paths: Sequence[str] | None = None
+        self,
+        repo: str,
+        branch: str,
+        rows: Sequence[NodeEmbeddingRow],
+        paths: Sequence[str] | None = None,
+        before_commit: Callable[[], None] | None = None,
     ) -> None:
         """Make the branch's node rows exactly ``rows`` (within ``paths`` when given), in one
-        transaction."""
+        transaction. With ``before_commit``, the rows' content keys need not be stored yet:
+        they are checked at commit, after ``before_commit`` returned (it waits for the vectors;
+        raising, it rolls the rows back)."""
         with self._transaction() as cur:
+            if before_commit is not None:
+                cur.execute("SET CONSTRAINTS node_embeddings_content_key_fkey DEFERRED")
             cur.execute(
                 "CREATE TEMP TABLE incoming (node_id text, label text, path text, qualname text, "
                 "content_key text, lexical text, symbol_hash text, start_line integer, end_line integer, "
@@ -127,6 +136,8 @@ class PgVectors(PgConnection):
                 "has_conflict = EXCLUDED.has_conflict, lexical_len = EXCLUDED.lexical_len",
                 (repo, branch),
             )
+            if before_commit is not None:
+                before_commit()
 
     def refresh_statistics(self) -> None:
         """ANALYZE the vector tables after a bulk write. Until autovacuum gets to them the

@@ -219,7 +219,12 @@ class VectorStore(Protocol):
     def ensure_vector_index(self, model: str, dims: int) -> None: ...
 
     def replace_node_embeddings(
-        self, repo: str, branch: str, rows: Sequence[NodeEmbeddingRow], paths: Sequence[str] | None = None
+        self,
+        repo: str,
+        branch: str,
+        rows: Sequence[NodeEmbeddingRow],
+        paths: Sequence[str] | None = None,
+        before_commit: Callable[[], None] | None = None,
     ) -> None: ...
 
     def refresh_statistics(self) -> None: ...

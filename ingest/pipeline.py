@@ -15,9 +15,11 @@ write succeeded. A crash leaves the previous record in place and a re-run conver
 from __future__ import annotations
 
 import contextlib
+import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
@@ -560,6 +562,10 @@ def _class_members(subgraph: FileSubgraph) -> dict[str, list[tuple[int, int]]]:
     return out
 
 
+class _EmbeddingFailed(Exception):
+    """Raised in the node-row writer when computing the vectors failed: its rows roll back."""
+
+
 def _embed(
     run: _Run, written: list[FileSubgraph], removed: list[str], renamed: dict[str, str], whole_branch: bool
 ) -> dict[str, int]:
@@ -625,14 +631,35 @@ def _embed(
     ]
     carried = store.carry_vectors(name, branch, embedder.model_id, moves)
     to_embed = sorted(missing - carried)
-    for start in range(0, len(to_embed), _TEXTS_PER_EMBED):
-        keys = to_embed[start : start + _TEXTS_PER_EMBED]
-        vectors = embedder.embed([pending[k] for k in keys])
-        store.put_embeddings(embedder.model_id, list(zip(keys, vectors, strict=True)))
-        run.report("embed", min(start + _TEXTS_PER_EMBED, len(to_embed)), len(to_embed))
-    if to_embed or carried:
-        store.ensure_vector_index(embedder.model_id, embedder.dims)
-    store.replace_node_embeddings(name, branch, rows, scope)
+    # The node rows are written on a second connection while the vectors are computed, and
+    # commit once the vectors are stored: one after the other, the two took about equal
+    # halves of django's embed stage.
+    stored = threading.Event()
+    failed = threading.Event()
+
+    def wait_for_vectors() -> None:
+        stored.wait()
+        if failed.is_set():
+            raise _EmbeddingFailed("the embedding stage failed; the node rows are rolled back")
+
+    with ThreadPoolExecutor(max_workers=1) as writer:
+        node_rows = writer.submit(
+            store.replace_node_embeddings, name, branch, rows, scope, wait_for_vectors if to_embed else None
+        )
+        try:
+            for start in range(0, len(to_embed), _TEXTS_PER_EMBED):
+                keys = to_embed[start : start + _TEXTS_PER_EMBED]
+                vectors = embedder.embed([pending[k] for k in keys])
+                store.put_embeddings(embedder.model_id, list(zip(keys, vectors, strict=True)))
+                run.report("embed", min(start + _TEXTS_PER_EMBED, len(to_embed)), len(to_embed))
+        except BaseException:
+            failed.set()
+            raise
+        finally:
+            stored.set()
+        if to_embed or carried:
+            store.ensure_vector_index(embedder.model_id, embedder.dims)
+        node_rows.result()
     if whole_branch or len(rows) > _ROWS_BEFORE_ANALYZE:
         store.refresh_statistics()
     return {"computed": len(to_embed), "reused": len(pending) - len(to_embed) - len(carried), "carried": len(carried)}

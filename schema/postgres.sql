@@ -112,6 +112,9 @@ ALTER TABLE node_embeddings ADD COLUMN IF NOT EXISTS has_conflict boolean;
 -- Tokens in each row's full-text document: BM25 normalises term frequency by it (NULL on rows
 -- written before it was kept; ranked as an average document).
 ALTER TABLE node_embeddings ADD COLUMN IF NOT EXISTS lexical_len integer;
+-- A branch's node rows may be written while their vectors are still being computed, the
+-- reference checked when they commit (ingest's embed stage writes both at once).
+ALTER TABLE node_embeddings ALTER CONSTRAINT node_embeddings_content_key_fkey DEFERRABLE INITIALLY IMMEDIATE;
 
 -- Indexing as a service. One row per push the git server reported: when it came, what it
 -- brought, and when a worker indexed a commit that includes it (push-to-indexed lag).

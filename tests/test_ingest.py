@@ -6,6 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from dulwich.repo import Repo
 from expected_goshop import EDGES as GOSHOP_EDGES
 from expected_goshop import FILES as GOSHOP_FILES
 from expected_shop import EDGES, FILES, SYMBOLS, UNRESOLVED
@@ -16,7 +17,9 @@ from graph_view import sql, stored_edge_count, stored_edges
 from test_resolve_python import resolve
 
 from branchgraph import api
+from branchgraph.core.embed.hashing import HashingEmbedder
 from branchgraph.core.errors import GitError, ReadOnlyViolation
+from branchgraph.ingest.pipeline import IngestOptions, IngestStores, ingest_branch
 
 pytestmark = [pytest.mark.neo4j, pytest.mark.postgres]
 
@@ -340,3 +343,31 @@ def test_expand_gathers_callees_callers_types_bases_tests_and_the_enclosing_clas
         "expand", {**base, "qualnames": ["shop.payments.Payment.refund"], "limit": 3}, config=config
     )
     assert len(capped) == 3 and all(r["distance"] == 1 for r in capped)
+
+
+class _EmbedderThatFails(HashingEmbedder):
+    """The hashing embedder (same model id and size), except that computing vectors fails: a
+    model crashing in the middle of an ingest."""
+
+    def embed(self, texts):
+        raise RuntimeError("the embedder crashed")
+
+
+def test_an_embedder_failing_mid_ingest_leaves_the_vector_rows_as_they_were(
+    shop_repo: Path, shop_sources, config, graph_store, pg_store
+):
+    """The node rows are written while the vectors are computed (on another connection); when
+    computing fails they roll back, and a re-run brings them to the new commit."""
+    api.ingest(shop_repo, config=config)
+    rows = "SELECT node_id, content_key, lexical FROM node_embeddings WHERE repo = %s ORDER BY node_id"
+    before = sql(pg_store, rows, (shop_repo.name,))
+    changed = dict(shop_sources)
+    changed["src/shop/payments.py"] += b"\n\ndef settle_refunds(batch):\n    return batch\n"
+    commit_files(Repo(str(shop_repo)), changed, message="settle refunds")
+    with pytest.raises(RuntimeError, match="the embedder crashed"):
+        ingest_branch(shop_repo, IngestStores(graph_store, pg_store, _EmbedderThatFails()), IngestOptions())
+    assert sql(pg_store, rows, (shop_repo.name,)) == before
+    api.ingest(shop_repo, config=config)
+    after = {row[0]: row for row in sql(pg_store, rows, (shop_repo.name,))}
+    assert len(after) == len(before) + 1
+    assert any("settle refunds" in row[2] for row in after.values())
