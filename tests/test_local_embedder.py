@@ -37,6 +37,26 @@ def similarities(embedder) -> np.ndarray:
     return vectors @ vectors.T
 
 
+def test_long_texts_embed_as_if_tokenised_whole(static):
+    """Long texts are tokenised from their heads (the tokenizer truncates only after reading
+    all of a text); the vectors are exactly those of the whole texts' truncated tokens."""
+    methods = "".join(
+        f"    def method_{i}(self, value):\n        return self.total_{i} + value\n\n" for i in range(300)
+    )
+    texts = [
+        "class Ledger:\n" + methods,  # a head with more than enough tokens
+        "\n".join(" " * 400 + f"x{i} = {i}" for i in range(200)),  # deep indentation: a head too short
+        "a" * 20_000,  # no whitespace to cut at
+        "short text",
+    ]
+    whole = np.zeros((len(texts), static.dims), dtype=np.float32)
+    for row, encoding in enumerate(static.tokenizer.encode_batch(texts, add_special_tokens=False)):
+        ids = [i for i in encoding.ids if i not in static._skip]
+        v = static.vectors[ids].mean(0)
+        whole[row] = v / np.linalg.norm(v)
+    assert np.array_equal(static.embed(texts), whole)
+
+
 @pytest.mark.parametrize("mode", ["transformer", "static"])
 def test_related_texts_are_closer_than_unrelated_ones(mode, request):
     embedder = request.getfixturevalue(mode)

@@ -21,7 +21,7 @@ import os
 import sysconfig
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -254,10 +254,41 @@ class StaticMiniLM:
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         out = np.zeros((len(texts), self._dims), dtype=np.float32)
-        for row, encoding in enumerate(self.tokenizer.encode_batch(list(texts), add_special_tokens=False)):
+        for row, encoding in enumerate(_encode_truncated(self.tokenizer, texts)):
             ids = [i for i in encoding.ids if i not in self._skip]
             if ids:
                 v = self.vectors[ids].mean(0)
                 norm = float(np.linalg.norm(v))
                 out[row] = v / norm if norm else v
         return out
+
+
+# A long text is tokenised from its head first: the tokenizer truncates to MAX_TOKENS only
+# after tokenising all of it, and a 2,000-line class then cost as much as a hundred functions.
+# Code and prose take about 4 characters a token; the head is 12 a token.
+_HEAD_CHARS = MAX_TOKENS * 12
+
+
+def _encode_truncated(tokenizer: Tokenizer, texts: Sequence[str]) -> list[Any]:
+    """``tokenizer.encode_batch`` (truncating to MAX_TOKENS), exactly, at the cost of the
+    texts' heads: a head cut at whitespace tokenises to the first tokens of the whole text
+    (words and punctuation are split apart before word pieces are looked up), so when it holds
+    more than MAX_TOKENS tokens its truncation is the whole text's; a head holding fewer is
+    tokenised again whole."""
+    heads = [_head(t) for t in texts]
+    encodings = tokenizer.encode_batch(heads, add_special_tokens=False)
+    again = [
+        i
+        for i, (text, head, e) in enumerate(zip(texts, heads, encodings, strict=True))
+        if head is not text and not e.overflowing
+    ]
+    for i, e in zip(again, tokenizer.encode_batch([texts[i] for i in again], add_special_tokens=False), strict=True):
+        encodings[i] = e
+    return encodings
+
+
+def _head(text: str) -> str:
+    if len(text) <= _HEAD_CHARS:
+        return text
+    cut = max(text.rfind(" ", 0, _HEAD_CHARS), text.rfind("\n", 0, _HEAD_CHARS))
+    return text[:cut] if cut > 0 else text
