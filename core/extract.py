@@ -567,7 +567,8 @@ def encode_parsed(parsed: ParsedFile) -> bytes:
         parsed.conflict_lines,
         [[getattr(c, f) for f in _SITE_FIELDS] for c in parsed.calls],
     ]
-    return zlib.compress(json.dumps(document, separators=(",", ":")).encode("utf-8"), 6)
+    # Level 1: a third of level 6's time (a first ingest compresses every file) for 8% more bytes.
+    return zlib.compress(json.dumps(document, separators=(",", ":")).encode("utf-8"), 1)
 
 
 def decode_parsed(blob: bytes) -> ParsedFile:
