@@ -1,8 +1,11 @@
 """The ingest pipeline: read -> parse -> resolve -> graph write -> embed -> record.
 
-Every run resolves the whole commit (parses come from a cache keyed by blob SHA), then
-writes only the files whose subgraph differs from what the stores hold, judged by a
-branch-independent fingerprint per file. So an update, a branch cloned from a base, a
+Every run parses the commit's files (from a cache keyed by blob SHA), resolves again the files
+a change can reach (``ingest.incremental``: the others keep their stored subgraphs; a commit
+that changes no source or project file resolves nothing), then writes only the files whose
+subgraph differs from what the stores hold, judged by a branch-independent fingerprint per
+file. The embed stage writes a branch's node rows while their vectors are computed, on
+another connection, committing them once the vectors are stored. So an update, a branch cloned from a base, a
 force-push and a re-run after a crash all converge on exactly what a fresh ingest writes:
 inbound edges of unchanged files that pointed at changed, renamed or deleted symbols are
 rewritten (re-resolved or dangling) because those files' fingerprints change too.

@@ -21,12 +21,12 @@ import os
 import sysconfig
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 if TYPE_CHECKING:  # imported lazily at run time: only the local models need it
-    from tokenizers import Tokenizer
+    from tokenizers import Encoding, Tokenizer
 
 from branchgraph.core.config import cache_root
 from branchgraph.core.errors import EmbeddingError
@@ -269,7 +269,7 @@ class StaticMiniLM:
 _HEAD_CHARS = MAX_TOKENS * 12
 
 
-def _encode_truncated(tokenizer: Tokenizer, texts: Sequence[str]) -> list[Any]:
+def _encode_truncated(tokenizer: Tokenizer, texts: Sequence[str]) -> list[Encoding]:
     """``tokenizer.encode_batch`` (truncating to MAX_TOKENS), exactly, at the cost of the
     texts' heads: a head cut at whitespace tokenises to the first tokens of the whole text
     (words and punctuation are split apart before word pieces are looked up), so when it holds
