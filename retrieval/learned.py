@@ -119,9 +119,20 @@ def feature_matrix(
             file_hits[c.path] = file_hits.get(c.path, 0) + 1
     file_rank = {path: rank for rank, path in enumerate(sorted(file_best, key=lambda p: -file_best[p]), 1)}
     question = Words.of(question_words)
+    # What a path says, once per file: the path rules cost more than the rest of a row.
+    path_features: dict[str, tuple[float, float, float, float]] = {}
     rows = []
     for c in candidates:
         hit = c.search
+        by_path = path_features.get(c.path)
+        if by_path is None:
+            by_path = path_features[c.path] = (
+                float(is_support(c.path) and not about_support),
+                float(is_declaration_path(c.path)),
+                float(is_vendored_or_generated(c.path)),
+                float(mentions.name(c.path)),
+            )
+        support, declaration, generated, file_named = by_path
         name_words = lexical_text(c.qualname).split()
         ago = recency.get(c.path)
         rows.append(
@@ -140,9 +151,9 @@ def feature_matrix(
                 float("member" in c.link_kinds),
                 math.log1p(c.span.end_line - c.span.start_line + 1) / 5,
                 1.0 / (1.0 + ago / 10) if ago is not None else 0.0,
-                float(is_support(c.path) and not about_support),
-                float(is_declaration_path(c.path)),
-                float(is_vendored_or_generated(c.path)),
+                support,
+                declaration,
+                generated,
                 float(best_entry is not None and c.path == best_entry.path),
                 file_best.get(c.path, 0.0),
                 1.0 / file_rank[c.path] if c.path in file_rank else 0.0,
@@ -150,7 +161,7 @@ def feature_matrix(
                 max((history.cochange(c.path, other) for other in entry_files), default=0.0),
                 shared_share(name_words, question),
                 shared_share(question_words, Words.of(name_words)),
-                float(mentions.name(c.path)),
+                file_named,
             ]
         )
     return np.asarray(rows, dtype=np.float64)
