@@ -13,6 +13,7 @@ from branchgraph.core.files import (
     SourceText,
     classify,
     conflict_marker_lines,
+    source_lines,
 )
 from branchgraph.core.languages import language_for_path
 from branchgraph.core.languages.python import is_test_file as is_pytest_file
@@ -36,6 +37,13 @@ def test_classify_skips_with_a_reason(data, verdict):
 def test_classify_accepts_utf8_source():
     result = classify("name = 'café'\n".encode())
     assert isinstance(result, SourceText) and result.text == "name = 'café'\n"
+
+
+def test_source_lines_split_at_newlines_only_and_drop_crlf_carriage_returns():
+    assert source_lines("a\nb\n") == ["a", "b"] == source_lines("a\r\nb\r\n")
+    assert source_lines("a\r\nb\nc") == ["a", "b", "c"]  # mixed endings
+    assert source_lines("a\x0cb\u2028c\n\nd") == ["a\x0cb\u2028c", "", "d"]  # as tree-sitter counts rows
+    assert source_lines("bare\rreturn\n") == ["bare\rreturn"] and source_lines("") == []
 
 
 def test_conflict_markers_need_a_full_set():
