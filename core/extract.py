@@ -18,14 +18,14 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, fields
 
 from tree_sitter import Node as TSNode
-from tree_sitter import Query, QueryCursor
+from tree_sitter import Query, QueryCursor, Tree
 
 from branchgraph.core.files import MAX_NAME_CHARS, SKIP_IDENTIFIER_TOO_LONG, conflict_marker_lines
 from branchgraph.core.languages import language_named, new_parser, tag_query, ts_language
 from branchgraph.core.model import content_hash
 
 # Bumped whenever extraction output changes, so caches keyed by blob SHA are invalidated.
-EXTRACTOR_VERSION = 22
+EXTRACTOR_VERSION = 23
 
 _MAX_RAW = 200
 # A call site keeps this many arguments: a route's path and handlers, a client's URL and options.
@@ -299,6 +299,46 @@ class _Scopes:
 _ERROR_QUERIES: dict[str, Query] = {}
 
 
+# A line of a member that starts with `<`: a generic call or construct signature.
+_GENERIC_SIGNATURE_LINE = re.compile(rb"^([ \t])[ \t]*<", re.MULTILINE)
+_MEMBER_LISTS = ("interface_body", "object_type")
+
+
+def _parse(language: str, data: bytes) -> Tree:
+    """The syntax tree of ``data``. TypeScript's grammar cannot parse a generic call signature
+    that follows another member of an interface on a new line without a `;` (the whole file
+    becomes one error node, as hono's ``types.ts`` does); then the whitespace before each line's
+    `<` is read as the `;` TypeScript would insert, kept only where it separates the members of
+    an interface or object type, and the repaired tree only when it has fewer errors. Offsets
+    and lines are unchanged; a text that may span a separator is read from ``data``."""
+    parser = new_parser(language)
+    tree = parser.parse(data)
+    if language != "typescript" or not tree.root_node.has_error:
+        return tree
+    positions = [m.start(1) for m in _GENERIC_SIGNATURE_LINE.finditer(data)]
+    for _ in range(2):  # a second pass drops the separators the first one misplaced
+        if not positions:
+            return tree
+        repaired = bytearray(data)
+        for at in positions:
+            repaired[at] = ord(";")
+        candidate = parser.parse(bytes(repaired))
+        kept = [at for at in positions if _separates_members(candidate.root_node, at)]
+        if kept == positions:
+            break
+        positions = kept
+    else:
+        return tree
+    if _count_errors(language, candidate.root_node) < _count_errors(language, tree.root_node):
+        return candidate
+    return tree
+
+
+def _separates_members(root: TSNode, at: int) -> bool:
+    node = root.descendant_for_byte_range(at, at + 1)
+    return node is not None and node.type == ";" and node.parent is not None and node.parent.type in _MEMBER_LISTS
+
+
 def _count_errors(language: str, root: TSNode) -> int:
     if not root.has_error:
         return 0
@@ -331,7 +371,7 @@ def _import(caps: dict[str, list[TSNode]], scopes: _Scopes) -> Import:
 def extract(language: str, data: bytes) -> ParsedFile:
     """Parse ``data`` and return its definitions, references, imports and assignments."""
     conventions = language_named(language).conventions
-    tree = new_parser(language).parse(data)
+    tree = _parse(language, data)
     root = tree.root_node
     matches = QueryCursor(tag_query(language)).matches(root)
 
@@ -353,7 +393,8 @@ def extract(language: str, data: bytes) -> ParsedFile:
                         end_line=node.end_point[0] + 1,
                         start_byte=node.start_byte,
                         end_byte=node.end_byte,
-                        content_hash=content_hash(_text(node)),
+                        # From the file's own bytes: a repaired parse (``_parse``) differs by separators.
+                        content_hash=content_hash(data[node.start_byte : node.end_byte].decode("utf-8", "replace")),
                         signature=conventions.signature(node),
                     )
                 )

@@ -118,3 +118,54 @@ def test_parse_cache_encoding_round_trips():
     again = decode_parsed(encode_parsed(parsed))
     assert again == parsed
     assert again.conflict_lines == [22, 24, 26]
+
+
+# TypeScript's own parser inserts the `;` between these members; tree-sitter's grammar does
+# not, and without help the whole file is one error node.
+GENERIC_SIGNATURES = b"""export interface RouteInterface<E = {}> {
+  <P extends string>(path: P): Router<E>
+  <P extends string, R = unknown>(
+    path: P,
+    handler: Handler<R>
+  ): Router<E>
+}
+
+const template = `
+  <div>kept as written</div>
+`
+
+export interface After {
+  run(): void
+}
+
+export function register(router: Router<{}>) {
+  return router.add(template)
+}
+"""
+
+
+def test_typescript_generic_call_signatures_on_new_lines_are_members_not_an_error():
+    from branchgraph.core.extract import _parse
+    from branchgraph.core.model import content_hash
+
+    parsed = extract("typescript", GENERIC_SIGNATURES)
+    assert parsed.parse_errors == 0
+    assert {"RouteInterface", "After", "register"} <= {d.name for d in parsed.definitions}
+    assert [r.raw for r in parsed.references if r.kind == "call"] == ["router.add"]
+    route = next(d for d in parsed.definitions if d.name == "RouteInterface")
+    text = GENERIC_SIGNATURES[route.start_byte : route.end_byte].decode()
+    assert content_hash(text) == route.content_hash  # the file's bytes, not the repaired ones
+    repaired = _parse("typescript", GENERIC_SIGNATURES).root_node.text or b""
+    assert len(repaired) == len(GENERIC_SIGNATURES)
+    second = GENERIC_SIGNATURES.index(b"  <P extends string, R")
+    assert repaired[second : second + 1] == b";"  # a separator between members
+    inside_template = GENERIC_SIGNATURES.index(b"  <div>")
+    assert repaired[inside_template : inside_template + 2] == b"  "  # a template's text is left alone
+
+
+def test_a_typescript_file_that_parses_is_never_repaired():
+    from branchgraph.core.extract import _parse
+
+    source = b"const a = 1\nconst lower = a\n  < 2\nexport const t = `\n  <b>x</b>\n`\n"
+    assert _parse("typescript", source).root_node.text == source
+    assert extract("typescript", source).parse_errors == 0
