@@ -121,7 +121,7 @@ def test_parse_cache_encoding_round_trips():
 
 
 # TypeScript's own parser inserts the `;` between these members; tree-sitter's grammar does
-# not, and without help the whole file is one error node.
+# not, and without help the interface and what follows it do not parse.
 GENERIC_SIGNATURES = b"""export interface RouteInterface<E = {}> {
   <P extends string>(path: P): Router<E>
   <P extends string, R = unknown>(
