@@ -310,7 +310,8 @@ def _parse(language: str, data: bytes) -> Tree:
     becomes one error node, as hono's ``types.ts`` does); then the whitespace before each line's
     `<` is read as the `;` TypeScript would insert, kept only where it separates the members of
     an interface or object type, and the repaired tree only when it has fewer errors. Offsets
-    and lines are unchanged; a text that may span a separator is read from ``data``."""
+    and lines are unchanged; what a definition keeps of its text (hash, header) is read from
+    ``data``."""
     parser = new_parser(language)
     tree = parser.parse(data)
     if language != "typescript" or not tree.root_node.has_error:
@@ -393,9 +394,10 @@ def extract(language: str, data: bytes) -> ParsedFile:
                         end_line=node.end_point[0] + 1,
                         start_byte=node.start_byte,
                         end_byte=node.end_byte,
-                        # From the file's own bytes: a repaired parse (``_parse``) differs by separators.
+                        # The hash and the header from the file's own bytes: a repaired parse
+                        # (``_parse``) differs from them by separators.
                         content_hash=content_hash(data[node.start_byte : node.end_byte].decode("utf-8", "replace")),
-                        signature=conventions.signature(node),
+                        signature=conventions.signature(node, data),
                     )
                 )
                 by_span[(node.start_byte, node.end_byte)] = len(definitions) - 1

@@ -5,10 +5,11 @@ a change can reach (``ingest.incremental``: the others keep their stored subgrap
 that changes no source or project file resolves nothing), then writes only the files whose
 subgraph differs from what the stores hold, judged by a branch-independent fingerprint per
 file. The embed stage writes a branch's node rows while their vectors are computed, on
-another connection, committing them once the vectors are stored. So an update, a branch cloned from a base, a
-force-push and a re-run after a crash all converge on exactly what a fresh ingest writes:
-inbound edges of unchanged files that pointed at changed, renamed or deleted symbols are
-rewritten (re-resolved or dangling) because those files' fingerprints change too.
+another connection, committing them once the vectors are stored. So an update, a branch
+cloned from a base, a force-push and a re-run after a crash all converge on exactly what a
+fresh ingest writes: inbound edges of unchanged files that pointed at changed, renamed or
+deleted symbols are rewritten (re-resolved or dangling) because those files' fingerprints
+change too.
 
 Crash safety: a file's fingerprint is cleared before its subgraph is rewritten and set after;
 the branch's metadata (its indexed commit) is written last, after every graph and vector

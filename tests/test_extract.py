@@ -169,3 +169,9 @@ def test_a_typescript_file_that_parses_is_never_repaired():
     source = b"const a = 1\nconst lower = a\n  < 2\nexport const t = `\n  <b>x</b>\n`\n"
     assert _parse("typescript", source).root_node.text == source
     assert extract("typescript", source).parse_errors == 0
+
+
+def test_a_repaired_typescript_definition_keeps_its_header_as_written():
+    source = b"export type Router = {\n  <A>(x: A): B\n  <C>(y: C): D\n}\n"
+    (router,) = extract("typescript", source).definitions
+    assert router.signature == "type Router = { <A>(x: A): B <C>(y: C): D }"  # no separator read in

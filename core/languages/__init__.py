@@ -31,7 +31,9 @@ class Conventions:
     """The per-language hooks the generic extractor and the ranking call."""
 
     clean_docstring: Callable[[str], str]  # a captured @doc node's text -> the docstring
-    signature: Callable[[Node], str]  # a definition node -> its one-line header
+    # a definition node and the file's bytes -> its one-line header (read from the bytes: a
+    # repaired parse, ``extract._parse``, differs from them by separators)
+    signature: Callable[[Node, bytes], str]
     is_test_file: Callable[[str], bool]  # a path where the test runner collects tests
     is_support_file: Callable[[str], bool]  # tests and test-only helpers (ranked down)
     is_generated_file: Callable[[str], bool]  # written by a generator (ranked down)

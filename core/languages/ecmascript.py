@@ -47,12 +47,12 @@ def _definition_body(node: Node) -> Node | None:
     return node.child_by_field_name("body")
 
 
-def signature(node: Node) -> str:
+def signature(node: Node, source: bytes) -> str:
     """A definition's header up to its body, on one line (``class A extends B``,
     ``async place(order: Order): Promise<string>``, ``f = (a: A): B =>``)."""
     body = None if node.type in ("method_signature", "abstract_method_signature") else _definition_body(node)
     end = body.start_byte if body is not None else node.end_byte
-    header = (node.text or b"")[: end - node.start_byte].decode("utf-8", "replace")
+    header = source[node.start_byte : end].decode("utf-8", "replace")
     return " ".join(header.split()).rstrip("{ ;")
 
 

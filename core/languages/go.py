@@ -22,7 +22,7 @@ def clean_docstring(text: str) -> str:
     return "\n".join(line.strip().removeprefix("//").strip() for line in text.splitlines()).strip()
 
 
-def signature(node: Node) -> str:
+def signature(node: Node, source: bytes) -> str:
     """A definition's header up to its body, on one line (``func (s *Service) Place(o
     *Order) error``, ``type Service struct``)."""
     body = node.child_by_field_name("body")
@@ -30,7 +30,7 @@ def signature(node: Node) -> str:
         kind = node.child_by_field_name("type")
         body = kind.named_children[0] if kind is not None and kind.named_children else None
     end = body.start_byte if body is not None else node.end_byte
-    header = (node.text or b"")[: end - node.start_byte].decode("utf-8", "replace")
+    header = source[node.start_byte : end].decode("utf-8", "replace")
     header = " ".join(header.split()).rstrip("{ ")
     return f"type {header}" if node.type == "type_spec" else header
 

@@ -28,7 +28,7 @@ def clean_docstring(text: str) -> str:
     return "\n".join(line.strip().removeprefix("//").strip() for line in text.splitlines()).strip()
 
 
-def signature(node: Node) -> str:
+def signature(node: Node, source: bytes) -> str:
     """A declaration's header up to its body, annotations left out, on one line
     (``public Order place(List<Line> lines)``, ``public class OrderService extends Base``)."""
     body = node.child_by_field_name("body")
@@ -39,7 +39,7 @@ def signature(node: Node) -> str:
         annotations = [c for c in modifiers.children if c.type in ("marker_annotation", "annotation")]
         if annotations:
             start = annotations[-1].end_byte
-    header = (node.text or b"")[start - node.start_byte : end - node.start_byte].decode("utf-8", "replace")
+    header = source[start:end].decode("utf-8", "replace")
     return " ".join(header.split()).rstrip("{; ")
 
 

@@ -24,11 +24,11 @@ def clean_docstring(text: str) -> str:
     return text.strip()
 
 
-def signature(node: Node) -> str:
+def signature(node: Node, source: bytes) -> str:
     """A definition's header up to its body, on one line, without the trailing colon."""
     body = node.child_by_field_name("body")
     end = body.start_byte if body is not None else node.end_byte
-    header = node.text[: end - node.start_byte].decode("utf-8", "replace") if node.text else ""
+    header = source[node.start_byte : end].decode("utf-8", "replace")
     return " ".join(header.rstrip().rstrip(":").split())
 
 
