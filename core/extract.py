@@ -25,7 +25,7 @@ from branchgraph.core.languages import language_named, new_parser, tag_query, ts
 from branchgraph.core.model import content_hash
 
 # Bumped whenever extraction output changes, so caches keyed by blob SHA are invalidated.
-EXTRACTOR_VERSION = 23
+EXTRACTOR_VERSION = 24
 
 _MAX_RAW = 200
 # A call site keeps this many arguments: a route's path and handlers, a client's URL and options.
@@ -43,6 +43,7 @@ _ASSIGN_KINDS = (
     ("assign.iterated_name", "iterated_name"),
     ("assign.literal", "literal"),
     ("assign.parameter", "parameter"),
+    ("assign.callback", "callback"),
 )
 # A literal's builtin type (an ``assign.literal`` assignment's callee).
 _LITERAL_KINDS = {
@@ -88,6 +89,10 @@ class Definition:
     decorators: list[str] = field(default_factory=list)
     # The type a method belongs to when it is not written inside it (a Go method's receiver).
     receiver: str | None = None
+    # The parameter lists it is called with, as written, and what a type alias stands for
+    # (TypeScript: a callback passed to it takes its parameters' types from them).
+    parameters: list[str] = field(default_factory=list)
+    aliased: str = ""
 
 
 @dataclass(slots=True)
@@ -136,13 +141,17 @@ class Assignment:
     (``callee`` holds the array expression); ``with callee(...) as name`` is kind ``entered``
     and ``for name in callee(...)`` kind ``iterated`` (``for name in other``: ``iterated_name``);
     ``name = []`` (a literal, ``*args``, ``**kwargs``) kind ``literal``, its builtin type the callee;
-    an untyped parameter kind ``parameter``."""
+    an untyped parameter kind ``parameter``; an untyped parameter of a callback passed to a
+    call (``app.get("/", (c) => ...)``) kind ``callback``, ``callee`` the call's callee and
+    ``argument`` / ``parameter`` the positions of the callback and of the parameter."""
 
     name: str
     callee: str
     line: int
     scope: int | None
     kind: str = "call"
+    argument: int | None = None
+    parameter: int | None = None
 
 
 @dataclass(slots=True)
@@ -398,6 +407,8 @@ def extract(language: str, data: bytes) -> ParsedFile:
                         # (``_parse``) differs from them by separators.
                         content_hash=content_hash(data[node.start_byte : node.end_byte].decode("utf-8", "replace")),
                         signature=conventions.signature(node, data),
+                        parameters=conventions.parameter_lists(node, data),
+                        aliased=conventions.aliased_type(node, data),
                     )
                 )
                 by_span[(node.start_byte, node.end_byte)] = len(definitions) - 1
@@ -477,6 +488,7 @@ def extract(language: str, data: bytes) -> ParsedFile:
                     line=node.start_point[0] + 1,
                     scope=scopes.innermost(node.start_byte, node.end_byte),
                     kind=kind,
+                    **(_callback_position(node) if kind == "callback" else {}),
                 )
             )
         else:
@@ -509,6 +521,11 @@ def extract(language: str, data: bytes) -> ParsedFile:
     partials = {(a.name, a.line, a.scope) for a in assignments if a.kind == "partial"}
     if partials:
         assignments = [a for a in assignments if a.kind != "call" or (a.name, a.line, a.scope) not in partials]
+    # An array method's callback takes the array's elements (kind element), whatever the
+    # method's declared parameters would say.
+    elements = {(a.name, a.line, a.scope) for a in assignments if a.kind == "element"}
+    if elements:
+        assignments = [a for a in assignments if a.kind != "callback" or (a.name, a.line, a.scope) not in elements]
     return ParsedFile(
         language=language,
         definitions=definitions,
@@ -523,6 +540,27 @@ def extract(language: str, data: bytes) -> ParsedFile:
         conflict_lines=conflict_marker_lines(data),
         calls=[sites[start] for start in sorted(sites)],
     )
+
+
+def _callback_position(parameter: TSNode) -> dict[str, int | None]:
+    """Where a callback's parameter sits: the callback's position among the call's arguments
+    and the parameter's among the callback's (`f(x, (a, b) => ...)`: b is argument 1's 1)."""
+    holder = parameter.parent  # a required_parameter, or the arrow function of `x => ...`
+    if holder is None:
+        return {}
+    function: TSNode | None = holder
+    position = 0
+    if holder.type != "arrow_function":
+        listed = holder.parent  # formal_parameters
+        if listed is None:
+            return {}
+        position = [n.id for n in listed.named_children if n.type not in _NOT_ARGUMENTS].index(holder.id)
+        function = listed.parent
+    arguments = function.parent if function is not None else None
+    if function is None or arguments is None:
+        return {}
+    argument = [n.id for n in arguments.named_children if n.type not in _NOT_ARGUMENTS].index(function.id)
+    return {"argument": argument, "parameter": position}
 
 
 def _add_site(

@@ -25,6 +25,7 @@ in the repository), else ``unresolved``.
 
 from __future__ import annotations
 
+import functools
 import posixpath
 import re
 from collections import Counter
@@ -88,6 +89,14 @@ GLOBAL_NAMES = frozenset(
 
 
 _Value = _Mod | _Sym | _Inst | _Ext | _Elements | None  # _Mod names a module by its path
+# The bindings of callback parameters, which callbacks in one scope share (see
+# ``_bind_callback_parameter``), and the extractor's kinds of them.
+_PARAMETER_KINDS = frozenset({"element", "callback", "param"})
+_CALLBACK_KINDS = frozenset({"element", "callback"})
+# A getter's header: `get req(): HonoRequest`, `static get instance()`.
+_GETTER = re.compile(r"^(?:(?:public|private|protected|static|override|declare|abstract)\s+)*get\s+[\w$#\[]")
+# How many aliases a handler type is followed through (`H` -> `Handler | MiddlewareHandler`).
+_MAX_ALIAS_DEPTH = 8
 _Binding = Binding
 
 
@@ -141,12 +150,15 @@ class EcmaScriptResolver(Resolver):
             self._index_import(f, imp)
         for a in f.parsed.assignments:
             self._index_assignment(f, a)
+        typed_callbacks = {(a.name, a.line) for a in f.parsed.assignments if a.kind in _CALLBACK_KINDS}
         for ref in f.parsed.references:
             if ref.kind == "parameter":
                 self.parameters.setdefault((f.path, ref.scope), set()).add(ref.raw)
-                # A parameter shadows the outer names it is called like; only a name nothing
-                # else binds there (an annotation, a callback element, a definition) is bound.
-                self._bind(f.path, ref.scope, ref.raw, ("param",), keep_existing=True)
+                if (ref.raw, ref.line) not in typed_callbacks:
+                    # A parameter shadows the outer names it is called like; only a name nothing
+                    # else binds there (an annotation, a definition) is bound, and one that
+                    # another callback's parameter binds there is either.
+                    self._bind_callback_parameter(f.path, ref.scope, ref.raw, ("param",))
                 continue
             if ref.scope is None:
                 continue
@@ -179,8 +191,13 @@ class EcmaScriptResolver(Resolver):
         if a.kind == "type_parameter":
             self.type_parameters.setdefault((f.path, a.scope), set()).add(a.name)
             return
-        if a.kind == "element":  # a callback parameter: the callback is no scope of its own
-            self._bind(f.path, a.scope, a.name, ("element", a.callee, a.scope), keep_existing=True)
+        # A callback's parameter: the callback is no scope of its own.
+        if a.kind == "element":
+            self._bind_callback_parameter(f.path, a.scope, a.name, ("element", a.callee, a.scope))
+            return
+        if a.kind == "callback":
+            passed: _Binding = ("callback", a.callee, a.scope, a.argument, a.parameter)
+            self._bind_callback_parameter(f.path, a.scope, a.name, passed)
             return
         binding: _Binding
         if a.kind == "annotation":
@@ -206,6 +223,20 @@ class EcmaScriptResolver(Resolver):
             self.attributes.setdefault((f.path, owner), {}).setdefault(name, []).append(binding)
         elif not a.name.startswith("self."):
             self._bind(f.path, a.scope, a.name, binding, keep_existing=True)
+
+    def _bind_callback_parameter(self, path: str, scope: int | None, name: str, binding: _Binding) -> None:
+        """Callbacks in one scope share its names: a name two callbacks' parameters bind holds
+        what both agree on (``app.get("/", (c) => ...)`` beside ``users.map((c) => ...)`` is
+        neither); a name bound otherwise (an annotation, an import, a definition) keeps it."""
+        table = self.bindings.setdefault((path, scope), {})
+        existing = table.get(name)
+        if existing is None:
+            table[name] = binding
+        elif existing[0] == "any_of":
+            if binding not in existing[1]:
+                table[name] = ("any_of", (*existing[1], binding))
+        elif existing[0] in _PARAMETER_KINDS and existing != binding:
+            table[name] = ("any_of", (existing, binding))
 
     # ----- modules and exports --------------------------------------------------------
 
@@ -281,13 +312,104 @@ class EcmaScriptResolver(Resolver):
             return self._resolve_dotted(path, binding[2], binding[1])
         if kind == "element":  # `lines.map((line) => ...)`: an element of `lines`
             return self._element_of(path, binding[2], binding[1])
+        if kind == "callback":  # `app.get("/", (c) => ...)`: what app.get passes its callback
+            return self._memo((kind, path, *binding[1:]), lambda: self._callback_parameter(path, *binding[1:]))
+        if kind == "any_of":
+            return self._agreed(path, list(binding[1]))
         if kind == "param":  # an untyped parameter: whatever the caller passes
             return None
         raise AssertionError(f"unknown binding {binding!r}")
 
+    def _callback_parameter(
+        self, path: str, callee_raw: str, scope: int | None, argument: int, parameter: int
+    ) -> _Value:
+        """The type a callback's ``parameter``-th parameter has when the callback is the
+        ``argument``-th argument of a call of ``callee_raw``: read from every parameter list the
+        callee is called with (overloads, a handler type's union of function types); they must
+        all agree. A list whose argument there takes no function (a path string) says nothing."""
+        callee = self._resolve_dotted(path, scope, callee_raw)
+        if not isinstance(callee, (_Sym, _Inst)):
+            return None
+        # Every handler passed to `app.get` asks the same: memoised by the callee, not the call.
+        return self._memo(("passed", callee, argument, parameter), lambda: self._passed_to(callee, argument, parameter))
+
+    def _passed_to(self, callee: _Sym | _Inst, argument: int, parameter: int) -> _Value:
+        values = set()
+        for where, at, parameters in self._parameter_lists(callee):
+            passed = _argument_type(_parameter_types(parameters), argument)
+            if passed is None:
+                continue
+            for function_path, function_scope, function_parameters in self._function_types(where, at, passed, 0):
+                received = _parameter_types(function_parameters)
+                declared = received[parameter] if parameter < len(received) else ""
+                if not declared or declared.startswith("..."):
+                    return None
+                values.add(self._instance_of(self._resolve_type(function_path, declared, function_scope)))
+        return values.pop() if len(values) == 1 else None
+
+    def _parameter_lists(self, callee: _Value) -> list[tuple[str, int | None, str]]:
+        """The parameter lists calling ``callee`` goes through, each with the file and scope its
+        types are written in: an in-repo function's own, or a callable type's."""
+        if not isinstance(callee, (_Sym, _Inst)):
+            return []
+        symbol = callee.symbol
+        if symbol.label in ("Function", "Method") and isinstance(callee, _Sym):
+            return [(symbol.file.path, symbol.index, p) for p in symbol.definition.parameters]
+        if symbol.label == "Interface" and isinstance(callee, _Inst):
+            return self._callable_type(symbol, 0)
+        return []
+
+    def _callable_type(self, symbol: _Symbol, depth: int) -> list[tuple[str, int | None, str]]:
+        """An interface's call signatures, or the function types a type alias stands for."""
+        d = symbol.definition
+        lists: list[tuple[str, int | None, str]] = [(symbol.file.path, symbol.index, p) for p in d.parameters]
+        if d.aliased and not lists:
+            lists = self._function_types(symbol.file.path, symbol.index, d.aliased, depth + 1)
+        return lists
+
+    def _function_types(self, path: str, scope: int | None, raw: str, depth: int) -> list[tuple[str, int | None, str]]:
+        """The parameter lists of the function types an annotation names: a function type
+        written out (``(c: Context) => R``), the alternatives of a union, or a named type
+        (``H<E, P>``) that is a callable interface or an alias of one."""
+        if depth > _MAX_ALIAS_DEPTH:
+            return []
+        # Every handler of a file names the same few types: memoised (an alias cycle finds nothing).
+        return self._memo(
+            ("function_types", path, scope, raw), lambda: self._function_types_uncached(path, scope, raw, depth), []
+        )
+
+    def _function_types_uncached(
+        self, path: str, scope: int | None, raw: str, depth: int
+    ) -> list[tuple[str, int | None, str]]:
+        alternatives = _top_level_union(raw)
+        if len(alternatives) > 1:
+            return [
+                found
+                for alternative in alternatives
+                if alternative not in _NULLISH
+                for found in self._function_types(path, scope, alternative, depth + 1)
+            ]
+        raw = _unparenthesised(raw)
+        parameters = _function_type_parameters(raw)
+        if parameters is not None:
+            return [(path, scope, parameters)]
+        names = self._type_names(path, _GENERIC_ARGS.sub("", raw), scope)
+        named = self._resolve_dotted(path, scope, names[0]) if len(names) == 1 else None
+        if isinstance(named, _Sym) and named.symbol.label == "Interface":
+            return list(self._callable_type(named.symbol, depth))
+        return []
+
     def _call_result(self, callee: _Value) -> _Value:
         """What calling (or ``new``-ing) ``callee`` gives: a class's instance, or a function's
-        declared return type, else what all its ``return`` statements agree on."""
+        declared return type, else what all its ``return`` statements agree on; calling a value
+        of a callable interface gives what all its call signatures return."""
+        if isinstance(callee, _Inst) and callee.symbol.label == "Interface":
+            symbol = callee.symbol
+            values = {
+                self._instance_of(self._resolve_type(symbol.file.path, returned, symbol.index))
+                for returned in map(_signature_return, symbol.definition.parameters)
+            }
+            return values.pop() if len(values) == 1 else None
         if isinstance(callee, _Ext):
             # `new Map()` is a Map; `express()` is whatever express returns.
             constructor = callee.name.rsplit(".", 1)[-1][:1].isupper()
@@ -338,6 +460,16 @@ class EcmaScriptResolver(Resolver):
         if isinstance(value, (_Sym, _Inst)) and value.symbol.label in ("Class", "Interface"):
             return self._class_member(value.symbol, attr, set())
         return None
+
+    def _attribute(self, value: _Value, attr: str) -> _Value:
+        # A getter read on the way (`c.req.param`) stands for what it returns.
+        if (
+            isinstance(value, _Sym)
+            and value.symbol.label == "Method"
+            and _GETTER.match(value.symbol.definition.signature)
+        ):
+            value = self._call_result(value)
+        return self._member(value, attr)
 
     def _bases_uncached(self, cls: _Symbol) -> list[tuple[str, int, _Value]]:
         parent = cls.definition.parent
@@ -537,19 +669,104 @@ _TARGET_LABELS = {
 }
 
 
-def _top_level_union(raw: str) -> list[str]:
-    """The alternatives of a union type, split only where no bracket is open."""
+def _split_top_level(raw: str, separator: str) -> list[str]:
+    """``raw`` split at ``separator`` only where no bracket is open."""
     parts, depth, start = [], 0, 0
     for i, char in enumerate(raw):
         if char in "<([{":
             depth += 1
         elif char in ">)]}" and not (char == ">" and raw[i - 1 : i] == "="):  # `=>` closes nothing
             depth -= 1
-        elif char == "|" and depth == 0:
+        elif char == separator and depth == 0 and not (char == "=" and raw[i + 1 : i + 2] == ">"):
             parts.append(raw[start:i].strip())
             start = i + 1
     parts.append(raw[start:].strip())
-    return [p for p in parts if p] if len(parts) > 1 else [raw]
+    return parts
+
+
+@functools.cache  # every annotation is resolved once per scope, the same texts in every file
+def _top_level_union(raw: str) -> tuple[str, ...]:
+    """The alternatives of a union type, split only where no bracket is open."""
+    parts = tuple(p for p in _split_top_level(raw, "|") if p)
+    return parts if len(parts) > 1 else (raw,)
+
+
+def _closing(raw: str, start: int) -> int | None:
+    """The index of the bracket that closes the one at ``start``."""
+    depth = 0
+    for i in range(start, len(raw)):
+        char = raw[i]
+        if char in "<([{":
+            depth += 1
+        elif char in ">)]}" and not (char == ">" and raw[i - 1 : i] == "="):
+            depth -= 1
+            if depth == 0:
+                return i
+    return None
+
+
+def _unparenthesised(raw: str) -> str:
+    """``((c) => R)`` -> ``(c) => R``: brackets around a whole type group it, nothing more."""
+    raw = raw.strip()
+    while raw.startswith("(") and _closing(raw, 0) == len(raw) - 1:
+        raw = raw[1:-1].strip()
+    return raw
+
+
+def _function_type_parameters(raw: str) -> str | None:
+    """The parameter list of a function type (``(c: Context) => R``, ``<T>(x: T) => R``)."""
+    if raw.startswith("<"):
+        close = _closing(raw, 0)
+        raw = raw[close + 1 :].lstrip() if close is not None else ""
+    close = _closing(raw, 0) if raw.startswith("(") else None
+    if close is None or not raw[close + 1 :].lstrip().startswith("=>"):
+        return None
+    return raw[: close + 1]
+
+
+def _signature_return(signature: str) -> str:
+    """The return type of a call signature as written (``(c: C): R`` -> ``R``; "" for none)."""
+    close = _closing(signature, 0) if signature.startswith("(") else None
+    rest = signature[close + 1 :].strip() if close is not None else ""
+    return rest[1:].strip() if rest.startswith(":") else ""
+
+
+@functools.cache
+def _parameter_types(parameters: str) -> tuple[str, ...]:
+    """Each parameter's declared type in a parameter list as written: ``(c: Context<E>, next?:
+    Next, ...rest: H[])`` -> ``["Context<E>", "Next", "...H[]"]``; "" for an untyped one. A
+    ``this`` parameter declares the receiver, not an argument."""
+    inner = parameters.strip()
+    close = _closing(inner, 0) if inner.startswith("(") else None
+    if close is not None:
+        inner = inner[1:close]  # a call signature's return type after it is no parameter
+    types = []
+    for part in _split_top_level(inner, ","):
+        if not part:
+            continue
+        name, *annotation = _split_top_level(part, ":")
+        name = name.strip().rstrip("?")
+        if name == "this":
+            continue
+        declared = _split_top_level(":".join(annotation), "=")[0] if annotation else ""  # a default value after it
+        types.append(("..." if name.startswith("...") else "") + declared)
+    return tuple(types)
+
+
+def _argument_type(types: tuple[str, ...], position: int) -> str | None:
+    """The declared type of the argument at ``position``: its parameter's, or an element of a
+    rest parameter's array or tuple (``...handlers: [H, H]``)."""
+    for index, declared in enumerate(types):
+        if declared.startswith("..."):
+            rest = declared[3:].strip()
+            if rest.startswith("[") and rest.endswith("]"):
+                elements = _split_top_level(rest[1:-1], ",")
+                return elements[position - index] if position - index < len(elements) else None
+            element = rest[:-2] if rest.endswith("[]") else _ARRAY_OF.fullmatch(rest)
+            return element if isinstance(element, str) else element.group(1) if element is not None else None
+        if index == position:
+            return declared
+    return None
 
 
 def _label(d: Definition, defs: list[Definition]) -> str:

@@ -275,3 +275,60 @@ def test_calling_a_value_of_an_in_repo_type_is_dynamic():
     assert reasons["app.get"] == "dynamic"  # whatever function the field holds
     assert found[("src/app.run", "src/app.App.plain")] is True
     assert reasons["app.run"] == "unresolved"  # App has no run: not found, nothing dynamic about it
+
+
+def test_a_callback_takes_its_parameter_types_from_what_it_is_passed_to():
+    # hono's shape: a field typed by an interface whose overloaded call signatures take a
+    # handler type alias, itself a union of function types whose first parameter is Context.
+    types = (
+        "export class Context {\n"
+        "  text(body: string): Response { return new Response(body) }\n"
+        "  get req(): HonoRequest { return new HonoRequest() }\n"
+        "}\n"
+        "export class HonoRequest { param(name: string): string { return name } }\n"
+        "export class Stream { write(chunk: string): void {} }\n"
+        "export type Next = () => Promise<void>\n"
+        "export type Handler<E> = (c: Context, next: Next) => Response\n"
+        "export type Middleware<E> = (c: Context, next: Next) => Promise<void>\n"
+        "export type H<E> = Handler<E> | Middleware<E>\n"
+        "export interface HandlerInterface<E> {\n"
+        "  <P extends string>(path: P, handler: H<E>): App\n"
+        "  <P extends string>(path: P, ...handlers: [H<E>, H<E>]): App\n"
+        "  (handler: H<E>): App\n"
+        "}\n"
+        "export class App { get!: HandlerInterface<{}> }\n"
+        "export function stream(c: Context, cb: (stream: Stream) => Promise<void>): Response {"
+        " return c.text('') }\n"
+        "export function each(names: string[], cb: (name) => void) {}\n"
+    )
+    app = (
+        "import { App, stream, each } from './types'\n"
+        "export function routes(app: App) {\n"
+        "  app.get('/', (c) => c.text('hi'))\n"
+        "  app.get('/two', (c, next) => next(), async (c) => stream(c, async (s) => s.write('x')))\n"
+        "  each(['a'], (name) => name.trim())\n"
+        "  app.get('/a', (c) => c.text('a')).get('/b', (c) => c.req.param('id'))\n"
+        "}\n"
+        "export function mixed(app: App, rows: Row[]) {\n"
+        "  app.get('/', (c) => c.text('hi'))\n"
+        "  rows.map((c) => c.text())\n"
+        "}\n"
+        "export class Row { text(): string { return '' } }\n"
+    )
+    graph = resolve({"src/types.ts": types.encode(), "src/app.ts": app.encode()})
+    found = _calls_by_caller(graph)
+    assert found[("src/app.routes", "c.text")] == ("src/types.Context.text", True)
+    assert found[("src/app.routes", "s.write")] == ("src/types.Stream.write", True)  # a function's declared callback
+    # A call signature's return type (App) carries a chain on; a getter stands for what it returns.
+    assert found[("src/app.routes", "c.req.param")] == ("src/types.HonoRequest.param", True)
+    assert unresolved_of_subgraphs(graph)["next"] == "dynamic"  # a Next: whatever function it holds
+    # The parameter list says nothing about `name` (untyped): no guess.
+    assert found[("src/app.routes", "name.trim")][1] is False
+    # Two callbacks in one scope bind `c` to a Context and to a Row: neither is a guess.
+    assert found[("src/app.mixed", "c.text")][1] is False
+
+
+def _calls_by_caller(graph) -> dict[tuple[str, str], tuple[str, bool]]:
+    """(caller, raw callee) -> (target, resolved)."""
+    names = {n.id: n.props.get("qualname") or n.props["raw"] for s in graph for n in [*s.nodes, *s.unresolved]}
+    return {(names[e.src], e.raw): (names[e.dst], e.resolved) for s in graph for e in s.edges if e.type == "CALLS"}

@@ -39,6 +39,10 @@ class Conventions:
     is_generated_file: Callable[[str], bool]  # written by a generator (ranked down)
     is_declaration_file: Callable[[str], bool]  # declarations only, the code is elsewhere (stubs)
     module_name: Callable[[str], str]  # a file's path -> the dotted name its symbols' qualnames start with
+    # a definition node and the file's bytes -> the parameter lists it is called with, and what
+    # a type alias stands for (languages whose callbacks take their types from them)
+    parameter_lists: Callable[[Node, bytes], list[str]] = lambda node, source: []
+    aliased_type: Callable[[Node, bytes], str] = lambda node, source: ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +71,7 @@ def _conventions(module: ModuleType) -> Conventions:
         is_generated_file=module.is_generated_file,
         is_declaration_file=module.is_declaration_file,
         module_name=module.module_name,
+        **{hook: getattr(module, hook) for hook in ("parameter_lists", "aliased_type") if hasattr(module, hook)},
     )
 
 

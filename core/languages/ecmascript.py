@@ -56,6 +56,52 @@ def signature(node: Node, source: bytes) -> str:
     return " ".join(header.split()).rstrip("{ ;")
 
 
+def _written(node: Node, source: bytes) -> str:
+    return " ".join(source[node.start_byte : node.end_byte].decode("utf-8", "replace").split())
+
+
+def _call_signatures(members: Node, source: bytes) -> list[str]:
+    """Each call signature from its parameters on, its return type included: ``(c: C): R``."""
+    signatures = []
+    for member in members.named_children:
+        parameters = member.child_by_field_name("parameters") if member.type == "call_signature" else None
+        if parameters is not None:
+            text = source[parameters.start_byte : member.end_byte].decode("utf-8", "replace")
+            signatures.append(" ".join(text.split()))
+    return signatures
+
+
+def parameter_lists(node: Node, source: bytes) -> list[str]:
+    """The parameter lists a definition is called with, as written (``(c: Context, next:
+    Next)``): a function's or method's one, an interface's call signatures (with their return
+    types: ``(path: string): App``), a type alias's function type. What a callback passed to
+    it receives is read from them."""
+    if node.type == "interface_declaration":
+        body = node.child_by_field_name("body")
+        return _call_signatures(body, source) if body is not None else []
+    if node.type == "type_alias_declaration":
+        value = node.child_by_field_name("value")
+        if value is not None and value.type == "object_type":
+            return _call_signatures(value, source)
+        node = value if value is not None and value.type == "function_type" else node
+    elif node.type in ("variable_declarator", "public_field_definition", "assignment_expression"):
+        value = node.child_by_field_name("value") or node.child_by_field_name("right")
+        if value is None:
+            return []
+        node = value
+    parameters = node.child_by_field_name("parameters")
+    if parameters is not None:
+        return [_written(parameters, source)]
+    parameter = node.child_by_field_name("parameter")  # `x => ...`
+    return [f"({_written(parameter, source)})"] if parameter is not None else []
+
+
+def aliased_type(node: Node, source: bytes) -> str:
+    """What a type alias stands for, as written (``Handler<E> | MiddlewareHandler<E>``)."""
+    value = node.child_by_field_name("value") if node.type == "type_alias_declaration" else None
+    return _written(value, source) if value is not None else ""
+
+
 def is_test_file(path: str) -> bool:
     """A file jest or vitest collects tests from: ``*.test.ts``, ``*.spec.js``, or any
     script under ``__tests__/``."""

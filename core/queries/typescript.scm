@@ -70,3 +70,11 @@
 ; Parameters by name, typed or not (see ecmascript.scm: @reference.parameter).
 (required_parameter pattern: (identifier) @reference.parameter)
 (optional_parameter pattern: (identifier) @reference.parameter)
+
+; A callback's untyped parameters take their types from the parameter list of what it is passed
+; to (`app.get("/", (c) => c.text("hi"))`, a handler type's `(c: Context) => Response`).
+(call_expression
+  function: (_) @assign.callback
+  arguments: (arguments [(arrow_function parameters: (formal_parameters (required_parameter pattern: (identifier) @assign.name !type)))
+                         (function_expression parameters: (formal_parameters (required_parameter pattern: (identifier) @assign.name !type)))]))
+(call_expression function: (_) @assign.callback arguments: (arguments (arrow_function parameter: (identifier) @assign.name)))
