@@ -44,6 +44,7 @@ _ASSIGN_KINDS = (
     ("assign.literal", "literal"),
     ("assign.parameter", "parameter"),
     ("assign.callback", "callback"),
+    ("assign.unpacked", "unpacked"),
 )
 # A literal's builtin type (an ``assign.literal`` assignment's callee).
 _LITERAL_KINDS = {
@@ -142,8 +143,10 @@ class Assignment:
     and ``for name in callee(...)`` kind ``iterated`` (``for name in other``: ``iterated_name``);
     ``name = []`` (a literal, ``*args``, ``**kwargs``) kind ``literal``, its builtin type the callee;
     an untyped parameter kind ``parameter``; an untyped parameter of a callback passed to a
-    call (``app.get("/", (c) => ...)``) kind ``callback``, ``callee`` the call's callee and
-    ``argument`` / ``parameter`` the positions of the callback and of the parameter."""
+    call (``app.get("/", (c) => ...)``) kind ``callback``, ``callee`` the call's callee,
+    ``argument`` the callback's position among the arguments and ``position`` the parameter's;
+    an element of an array pattern a call's result is unpacked into (``const [count,
+    setCount] = useState(0)``) kind ``unpacked``, ``position`` the element's."""
 
     name: str
     callee: str
@@ -151,7 +154,7 @@ class Assignment:
     scope: int | None
     kind: str = "call"
     argument: int | None = None
-    parameter: int | None = None
+    position: int | None = None
 
 
 @dataclass(slots=True)
@@ -489,6 +492,7 @@ def extract(language: str, data: bytes) -> ParsedFile:
                     scope=scopes.innermost(node.start_byte, node.end_byte),
                     kind=kind,
                     **(_callback_position(node) if kind == "callback" else {}),
+                    **({"position": _element_position(node)} if kind == "unpacked" else {}),
                 )
             )
         else:
@@ -560,7 +564,14 @@ def _callback_position(parameter: TSNode) -> dict[str, int | None]:
     if function is None or arguments is None:
         return {}
     argument = [n.id for n in arguments.named_children if n.type not in _NOT_ARGUMENTS].index(function.id)
-    return {"argument": argument, "parameter": position}
+    return {"argument": argument, "position": position}
+
+
+def _element_position(element: TSNode) -> int:
+    """An array pattern element's position, holes counted (``[, setCount]``: 1)."""
+    pattern = element.parent
+    siblings = pattern.children if pattern is not None else []
+    return sum(1 for n in siblings[: [n.id for n in siblings].index(element.id)] if n.type == ",")
 
 
 def _add_site(

@@ -57,6 +57,7 @@ _CONSTRUCTED = re.compile(
 _TYPE_NAME = re.compile(rf"{_IDENTIFIER}(?:\.{_IDENTIFIER})*(?!\s*\??\s*[:(\w$.])")
 _STRING_LITERAL = re.compile(r"'[^']*'|\"[^\"]*\"|`[^`]*`")
 _GENERIC_ARGS = re.compile(r"<.*>$")
+_GENERIC_TYPE = re.compile(rf"^({_IDENTIFIER}(?:\.{_IDENTIFIER})*)\s*<")
 _WRAPPERS = ("Promise", "PromiseLike", "Readonly", "Partial", "Required", "NonNullable", "Awaited")
 _ARRAY_OF = re.compile(r"(?:Readonly)?Array<(.+)>")
 _COLLECTIONS = ("Array", "ReadonlyArray", "Set", "ReadonlySet", "Map", "ReadonlyMap", "Record", "WeakMap", "WeakSet")
@@ -93,6 +94,8 @@ _Value = _Mod | _Sym | _Inst | _Ext | _Elements | None  # _Mod names a module by
 # ``_bind_callback_parameter``), and the extractor's kinds of them.
 _PARAMETER_KINDS = frozenset({"element", "callback", "param"})
 _CALLBACK_KINDS = frozenset({"element", "callback"})
+# A labelled tuple element: `[count: number, set: Setter]`.
+_NAMED_ELEMENT = re.compile(rf"^{_IDENTIFIER}\??\s*:")
 # A getter's header: `get req(): HonoRequest`, `static get instance()`.
 _GETTER = re.compile(r"^(?:(?:public|private|protected|static|override|declare|abstract)\s+)*get\s+[\w$#\[]")
 # How many aliases a handler type is followed through (`H` -> `Handler | MiddlewareHandler`).
@@ -196,10 +199,13 @@ class EcmaScriptResolver(Resolver):
             self._bind_callback_parameter(f.path, a.scope, a.name, ("element", a.callee, a.scope))
             return
         if a.kind == "callback":
-            passed: _Binding = ("callback", a.callee, a.scope, a.argument, a.parameter)
+            passed: _Binding = ("callback", a.callee, a.scope, a.argument, a.position)
             self._bind_callback_parameter(f.path, a.scope, a.name, passed)
             return
         binding: _Binding
+        if a.kind == "unpacked":
+            self._bind(f.path, a.scope, a.name, ("unpacked", a.callee, a.scope, a.position), keep_existing=True)
+            return
         if a.kind == "annotation":
             binding = ("annotated", a.callee, a.scope)
         elif a.kind == "alias":
@@ -314,6 +320,8 @@ class EcmaScriptResolver(Resolver):
             return self._element_of(path, binding[2], binding[1])
         if kind == "callback":  # `app.get("/", (c) => ...)`: what app.get passes its callback
             return self._memo((kind, path, *binding[1:]), lambda: self._callback_parameter(path, *binding[1:]))
+        if kind == "unpacked":  # `const [count, setCount] = useState(0)`: an element of what it returns
+            return self._unpacked(self._resolve_dotted(path, binding[2], binding[1]), binding[3])
         if kind == "any_of":
             return self._agreed(path, list(binding[1]))
         if kind == "param":  # an untyped parameter: whatever the caller passes
@@ -426,6 +434,30 @@ class EcmaScriptResolver(Resolver):
             owner = self._enclosing_class(symbol.file.path, symbol.definition.parent)
             return _Inst(owner) if owner is not None else None
         return self._instance_of(self._resolve_type(symbol.file.path, declared, symbol.index))
+
+    def _unpacked(self, callee: _Value, position: int) -> _Value:
+        """The ``position``-th element of what calling ``callee`` returns: of a declared tuple
+        (``[T, UpdateStateFunction<T>]``) or array; a library's call gives the library's."""
+        if isinstance(callee, _Ext):
+            return self._call_result(callee)
+        if not isinstance(callee, _Sym) or callee.symbol.label not in ("Function", "Method"):
+            return None
+        symbol = callee.symbol
+        declared = self.return_types.get((symbol.file.path, symbol.index), "").strip()
+        for wrapper in ("Promise", "PromiseLike"):  # `const [a, b] = await load()`
+            if declared.startswith(f"{wrapper}<") and declared.endswith(">"):
+                declared = declared[len(wrapper) + 1 : -1].strip()
+        declared = declared.removeprefix("readonly ").strip()
+        if declared.startswith("[") and declared.endswith("]"):
+            elements = _split_top_level(declared[1:-1], ",")
+            element = elements[position] if position < len(elements) else ""
+            element = element.split(":", 1)[-1].strip() if _NAMED_ELEMENT.match(element) else element
+        else:
+            array = declared[:-2] if declared.endswith("[]") else _ARRAY_OF.fullmatch(declared)
+            element = array if isinstance(array, str) else array.group(1) if array is not None else ""
+        if not element or element.startswith("..."):
+            return None
+        return self._instance_of(self._resolve_type(symbol.file.path, element, symbol.index))
 
     def _returned(self, function: _Symbol) -> _Value:
         only = self._agreed(function.file.path, self.returns.get((function.file.path, function.index), []))
@@ -564,6 +596,9 @@ class EcmaScriptResolver(Resolver):
             # alternative but null and undefined names.
             values = {self._resolve_type(path, part, scope) for part in alternatives if part not in _NULLISH}
             return values.pop() if len(values) == 1 else None
+        generic = _GENERIC_TYPE.match(raw)
+        if generic is not None and _closing(raw, generic.end() - 1) == len(raw) - 1:
+            raw = generic.group(1)  # `HonoBase<E, S & ToSchema<P>>` is a HonoBase, whatever its arguments name
         names = self._type_names(path, raw, scope)
         return self._resolve_dotted(path, scope, names[0]) if len(names) == 1 else None
 

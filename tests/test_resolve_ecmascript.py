@@ -332,3 +332,32 @@ def _calls_by_caller(graph) -> dict[tuple[str, str], tuple[str, bool]]:
     """(caller, raw callee) -> (target, resolved)."""
     names = {n.id: n.props.get("qualname") or n.props["raw"] for s in graph for n in [*s.nodes, *s.unresolved]}
     return {(names[e.src], e.raw): (names[e.dst], e.resolved) for s in graph for e in s.edges if e.type == "CALLS"}
+
+
+@pytest.mark.parametrize("suffix", ["ts", "tsx"])
+def test_an_array_pattern_unpacks_the_declared_tuple_a_call_returns(suffix):
+    hooks = (
+        "export type Setter<T> = (next: T) => void\n"
+        "export class Store { save(): void {} }\n"
+        "export const useState = <T>(initial: T): [T, Setter<T>] => [initial, () => {}]\n"
+        "export function useStore(): [store: Store, ready: boolean] { return [new Store(), true] }\n"
+    )
+    app = (
+        "import { useState, useStore } from './hooks'\n"
+        "import { useRef } from 'react'\n"
+        "export function View() {\n"
+        "  const [, setCount] = useState(0)\n"
+        "  const [store] = useStore()\n"
+        "  const [ref] = useRef(null)\n"
+        "  setCount(1)\n"
+        "  store.save()\n"
+        "  ref.focus()\n"
+        "}\n"
+    )
+    graph = resolve({"src/hooks.ts": hooks.encode(), f"src/view.{suffix}": app.encode()})
+    found = _calls_by_caller(graph)
+    reasons = unresolved_of_subgraphs(graph)
+    assert reasons["setCount"] == "dynamic"  # a Setter: whatever function it holds
+    assert found[("src/view.View", "store.save")] == ("src/hooks.Store.save", True)  # a labelled element
+    target, resolved = found[("src/view.View", "ref.focus")]
+    assert not resolved and reasons[target] == "external"  # what a library's call returns is the library's

@@ -111,6 +111,11 @@
   (#match? @_method "^(map|forEach|filter|find|findLast|some|every|flatMap|findIndex|findLastIndex)$"))
 ; Parenthesised parameters differ between the grammars: typescript.scm, javascript.scm.
 
+; A call's result unpacked into an array pattern: `const [count, setCount] = useState(0)`.
+(variable_declarator name: (array_pattern (identifier) @assign.name) value: (call_expression function: (_) @assign.unpacked))
+(variable_declarator name: (array_pattern (identifier) @assign.name)
+  value: (await_expression (call_expression function: (_) @assign.unpacked)))
+
 
 ; ----- call sites whose arguments matter (@site.*: see core/extract.CallSite): Express routes and
 ; their mounting, fetch/axios-style client calls with a URL-like first argument, axios instances
