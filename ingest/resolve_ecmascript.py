@@ -84,7 +84,8 @@ GLOBAL_NAMES = frozenset(
     cancelAnimationFrame getComputedStyle matchMedia HTMLElement Element Node MutationObserver
     IntersectionObserver ResizeObserver XMLHttpRequest process Buffer global require module exports
     __dirname __filename describe it test expect beforeEach afterEach beforeAll afterAll jest vi suite
-    context before after
+    context before after expectTypeOf assertType bench onTestFailed onTestFinished xit xdescribe fit
+    fdescribe xtest fail pending
     """.split()
 )
 
@@ -512,7 +513,8 @@ class EcmaScriptResolver(Resolver):
 
     def _resolve_dotted(self, path: str, scope: int | None, raw: str) -> _Value:
         """Resolve a callee or an expression as written in ``scope`` of ``path``."""
-        raw = raw.replace("?.", ".").replace("!.", ".").rstrip("!")
+        # A chain written over lines (`new Hono()\n  .get(...)`) reads as one.
+        raw = raw.replace(" .", ".").replace("?.", ".").replace("!.", ".").rstrip("!")
         constructed = _CONSTRUCTED.match(raw)
         if constructed:
             callee = self._resolve_dotted(path, scope, constructed.group(2))

@@ -308,6 +308,7 @@ def test_a_callback_takes_its_parameter_types_from_what_it_is_passed_to():
         "  app.get('/two', (c, next) => next(), async (c) => stream(c, async (s) => s.write('x')))\n"
         "  each(['a'], (name) => name.trim())\n"
         "  app.get('/a', (c) => c.text('a')).get('/b', (c) => c.req.param('id'))\n"
+        "  new App()\n    .get('/c', (c) => c.text('c'))\n"
         "}\n"
         "export function mixed(app: App, rows: Row[]) {\n"
         "  app.get('/', (c) => c.text('hi'))\n"
@@ -321,6 +322,7 @@ def test_a_callback_takes_its_parameter_types_from_what_it_is_passed_to():
     assert found[("src/app.routes", "s.write")] == ("src/types.Stream.write", True)  # a function's declared callback
     # A call signature's return type (App) carries a chain on; a getter stands for what it returns.
     assert found[("src/app.routes", "c.req.param")] == ("src/types.HonoRequest.param", True)
+    assert unresolved_of_subgraphs(graph)["new App() .get"] == "dynamic"  # a chain over lines reads as one
     assert unresolved_of_subgraphs(graph)["next"] == "dynamic"  # a Next: whatever function it holds
     # The parameter list says nothing about `name` (untyped): no guess.
     assert found[("src/app.routes", "name.trim")][1] is False
