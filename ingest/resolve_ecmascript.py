@@ -30,6 +30,7 @@ import posixpath
 import re
 from collections import Counter
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 from branchgraph.core.extract import Assignment, Definition, Import
 from branchgraph.core.languages.ecmascript import module_name
@@ -90,7 +91,20 @@ GLOBAL_NAMES = frozenset(
 )
 
 
-_Value = _Mod | _Sym | _Inst | _Ext | _Elements | None  # _Mod names a module by its path
+@dataclass(frozen=True, slots=True)
+class _FunctionType:
+    """A value declared with a function type written out (``onError: (e: Error) => void``):
+    calling it runs whatever function it holds; its parameter list and return type are read
+    in ``path``'s ``scope`` (where it is written does not tell two such values apart: a field's
+    declared type and the parameter assigned to it agree)."""
+
+    path: str = field(compare=False)
+    scope: int | None = field(compare=False)
+    parameters: str = ""
+    returns: str = ""
+
+
+_Value = _Mod | _Sym | _Inst | _Ext | _Elements | _FunctionType | None  # _Mod names a module by its path
 # The bindings of callback parameters, which callbacks in one scope share (see
 # ``_bind_callback_parameter``), and the extractor's kinds of them.
 _PARAMETER_KINDS = frozenset({"element", "callback", "param"})
@@ -337,12 +351,12 @@ class EcmaScriptResolver(Resolver):
         callee is called with (overloads, a handler type's union of function types); they must
         all agree. A list whose argument there takes no function (a path string) says nothing."""
         callee = self._resolve_dotted(path, scope, callee_raw)
-        if not isinstance(callee, (_Sym, _Inst)):
+        if not isinstance(callee, (_Sym, _Inst, _FunctionType)):
             return None
         # Every handler passed to `app.get` asks the same: memoised by the callee, not the call.
         return self._memo(("passed", callee, argument, parameter), lambda: self._passed_to(callee, argument, parameter))
 
-    def _passed_to(self, callee: _Sym | _Inst, argument: int, parameter: int) -> _Value:
+    def _passed_to(self, callee: _Sym | _Inst | _FunctionType, argument: int, parameter: int) -> _Value:
         values = set()
         for where, at, parameters in self._parameter_lists(callee):
             passed = _argument_type(_parameter_types(parameters), argument)
@@ -359,6 +373,8 @@ class EcmaScriptResolver(Resolver):
     def _parameter_lists(self, callee: _Value) -> list[tuple[str, int | None, str]]:
         """The parameter lists calling ``callee`` goes through, each with the file and scope its
         types are written in: an in-repo function's own, or a callable type's."""
+        if isinstance(callee, _FunctionType):
+            return [(callee.path, callee.scope, callee.parameters)]
         if not isinstance(callee, (_Sym, _Inst)):
             return []
         symbol = callee.symbol
@@ -412,6 +428,8 @@ class EcmaScriptResolver(Resolver):
         """What calling (or ``new``-ing) ``callee`` gives: a class's instance, or a function's
         declared return type, else what all its ``return`` statements agree on; calling a value
         of a callable interface gives what all its call signatures return."""
+        if isinstance(callee, _FunctionType):
+            return self._instance_of(self._resolve_type(callee.path, callee.returns, callee.scope))
         if isinstance(callee, _Inst) and callee.symbol.label == "Interface":
             symbol = callee.symbol
             values = {
@@ -483,9 +501,15 @@ class EcmaScriptResolver(Resolver):
             return self._resolve_binding(path, binding)
         return _Ext(name) if name in GLOBAL_NAMES else None
 
+    @staticmethod
+    def _instance_of(value: _Value) -> _Value:
+        return value if isinstance(value, _FunctionType) else Resolver._instance_of(value)
+
     def _member_uncached(self, value: _Value, attr: str) -> _Value:
         if isinstance(value, _Ext):
             return _Ext(f"{value.name}.{attr}")
+        if isinstance(value, _FunctionType):
+            return _Ext(f"Function.{attr}")  # call, apply, bind
         if isinstance(value, _Elements):
             return _Ext(f"Array.{attr}")
         if isinstance(value, _Mod):
@@ -580,6 +604,11 @@ class EcmaScriptResolver(Resolver):
         """The class or interface an annotation gives a value (``Promise<Order | undefined>``
         -> Order); a collection (``Order[]``, ``Map<K, V>``) is the external collection."""
         raw = raw.strip().removeprefix("readonly ").strip()
+        written = _unparenthesised(raw)
+        parameters = _function_type_parameters(written)
+        if parameters is not None:  # before unions: `(a: A) => B | C` returns the union
+            returns = written[written.index(parameters) + len(parameters) :].strip().removeprefix("=>").strip()
+            return _FunctionType(path, scope, parameters, returns)
         for wrapper in _WRAPPERS:
             if raw.startswith(f"{wrapper}<") and raw.endswith(">"):
                 return self._resolve_type(path, raw[len(wrapper) + 1 : -1], scope)
@@ -629,7 +658,9 @@ class EcmaScriptResolver(Resolver):
                 # Calling a parameter (`next()`, `resolve(x)`) runs what the caller passed;
                 # calling a value of an in-repo type (a field declared `get: HandlerInterface`)
                 # runs whatever function it holds: both decided at run time.
-                dynamic = (value is None and self._is_parameter(f, ref.scope, ref.raw)) or isinstance(value, _Inst)
+                dynamic = (value is None and self._is_parameter(f, ref.scope, ref.raw)) or isinstance(
+                    value, (_Inst, _FunctionType)
+                )
                 edge = self._emit(out, f.path, source, "CALLS", ref.raw, ref.line, value, dynamic=dynamic)
                 if edge.resolved and ref.scope is not None:
                     self._emit_tested_by(out, f, ref.scope, edge)

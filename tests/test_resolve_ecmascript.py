@@ -363,3 +363,27 @@ def test_an_array_pattern_unpacks_the_declared_tuple_a_call_returns(suffix):
     assert found[("src/view.View", "store.save")] == ("src/hooks.Store.save", True)  # a labelled element
     target, resolved = found[("src/view.View", "ref.focus")]
     assert not resolved and reasons[target] == "external"  # what a library's call returns is the library's
+
+
+def test_a_value_of_a_function_type_is_dynamic_to_call_and_its_result_typed():
+    source = (
+        "export class Result { ok(): boolean { return true } }\n"
+        "export const handle = (name: string): ((event: string) => Result) => (event) => new Result()\n"
+        "export class Emitter {\n"
+        "  private onError: (error: Error) => void\n"
+        "  constructor(onError: (error: Error) => void) { this.onError = onError }\n"
+        "  fire() { this.onError(new Error('x')); this.onError.call(this) }\n"
+        "}\n"
+        "export function run() {\n"
+        "  const handler = handle('a')\n"
+        "  const result = handler('e')\n"
+        "  return result.ok()\n"
+        "}\n"
+    )
+    graph = resolve({"src/app.ts": source.encode()})
+    found = _calls_by_caller(graph)
+    reasons = unresolved_of_subgraphs(graph)
+    assert reasons["handler"] == "dynamic" and reasons["this.onError"] == "dynamic"
+    assert found[("src/app.run", "result.ok")] == ("src/app.Result.ok", True)  # what the function type returns
+    target, resolved = found[("src/app.Emitter.fire", "this.onError.call")]
+    assert not resolved and reasons[target] == "external"  # Function.prototype.call
