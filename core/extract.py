@@ -45,6 +45,7 @@ _ASSIGN_KINDS = (
     ("assign.parameter", "parameter"),
     ("assign.callback", "callback"),
     ("assign.unpacked", "unpacked"),
+    ("assign.property", "property"),
 )
 # A literal's builtin type (an ``assign.literal`` assignment's callee).
 _LITERAL_KINDS = {
@@ -146,7 +147,9 @@ class Assignment:
     call (``app.get("/", (c) => ...)``) kind ``callback``, ``callee`` the call's callee,
     ``argument`` the callback's position among the arguments and ``position`` the parameter's;
     an element of an array pattern a call's result is unpacked into (``const [count,
-    setCount] = useState(0)``) kind ``unpacked``, ``position`` the element's."""
+    setCount] = useState(0)``) kind ``unpacked``, ``position`` the element's; a property of an
+    object literal a name is bound to (``const Jwt = { sign }``) kind ``property``, named
+    ``Jwt.sign``, ``callee`` what the property holds."""
 
     name: str
     callee: str
@@ -480,9 +483,14 @@ def extract(language: str, data: bytes) -> ParsedFile:
                 continue  # another object's attribute says nothing about this scope's names
             kind, value = next((k, caps[c][0]) for c, k in _ASSIGN_KINDS if c in caps)
             is_member = attribute_of is not None or "assign.member" in caps
+            literal = caps.get("assign.property_of")
             assignments.append(
                 Assignment(
-                    name=f"self.{_text(node)}" if is_member else _text(node),
+                    name=f"self.{_text(node)}"
+                    if is_member
+                    else f"{_text(literal[0])}.{_text(node)}"
+                    if literal
+                    else _text(node),
                     callee=_LITERAL_KINDS.get(value.type, value.type)
                     if kind == "literal"
                     else _callee(value)

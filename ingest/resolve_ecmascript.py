@@ -104,7 +104,17 @@ class _FunctionType:
     returns: str = ""
 
 
-_Value = _Mod | _Sym | _Inst | _Ext | _Elements | _FunctionType | None  # _Mod names a module by its path
+@dataclass(frozen=True, slots=True)
+class _Object:
+    """An object literal bound to ``name`` in ``path``'s ``scope`` (``const Jwt = { sign }``):
+    its members are what its properties hold."""
+
+    path: str
+    scope: int | None
+    name: str
+
+
+_Value = _Mod | _Sym | _Inst | _Ext | _Elements | _FunctionType | _Object | None  # _Mod names a module by its path
 # The bindings of callback parameters, which callbacks in one scope share (see
 # ``_bind_callback_parameter``), and the extractor's kinds of them.
 _PARAMETER_KINDS = frozenset({"element", "callback", "param"})
@@ -138,6 +148,8 @@ class EcmaScriptResolver(Resolver):
         self._base_refs: dict[tuple[str, int], list[tuple[str, int]]] = self._table()
         # (path, scope) -> the parameter names of the functions there (inline callbacks' too).
         self.parameters: dict[tuple[str, int | None], set[str]] = self._table()
+        # (path, scope, object literal's name) -> property -> what it holds
+        self.properties: dict[tuple[str, int | None, str], dict[str, _Binding]] = self._table()
         for f in files:
             self._index_file(f)
         self._by_id = {s.id: s for s in self.symbols.values()}
@@ -218,6 +230,13 @@ class EcmaScriptResolver(Resolver):
             self._bind_callback_parameter(f.path, a.scope, a.name, passed)
             return
         binding: _Binding
+        if a.kind == "property":
+            literal, key = a.name.split(".", 1)
+            # Not a member name of the repository: most object literals are data (`{ headers, body }`),
+            # and a call of `x.headers()` on an unknown `x` stays what it was.
+            self.properties.setdefault((f.path, a.scope, literal), {})[key] = ("alias", a.callee, a.scope)
+            self._bind(f.path, a.scope, literal, ("object", literal, a.scope), keep_existing=True)
+            return
         if a.kind == "unpacked":
             self._bind(f.path, a.scope, a.name, ("unpacked", a.callee, a.scope, a.position), keep_existing=True)
             return
@@ -335,6 +354,8 @@ class EcmaScriptResolver(Resolver):
             return self._element_of(path, binding[2], binding[1])
         if kind == "callback":  # `app.get("/", (c) => ...)`: what app.get passes its callback
             return self._memo((kind, path, *binding[1:]), lambda: self._callback_parameter(path, *binding[1:]))
+        if kind == "object":
+            return _Object(path, binding[2], binding[1])
         if kind == "unpacked":  # `const [count, setCount] = useState(0)`: an element of what it returns
             return self._unpacked(self._resolve_dotted(path, binding[2], binding[1]), binding[3])
         if kind == "any_of":
@@ -510,6 +531,9 @@ class EcmaScriptResolver(Resolver):
             return _Ext(f"{value.name}.{attr}")
         if isinstance(value, _FunctionType):
             return _Ext(f"Function.{attr}")  # call, apply, bind
+        if isinstance(value, _Object):
+            held = self.properties.get((value.path, value.scope, value.name), {}).get(attr)
+            return self._resolve_binding(value.path, held) if held is not None else None
         if isinstance(value, _Elements):
             return _Ext(f"Array.{attr}")
         if isinstance(value, _Mod):

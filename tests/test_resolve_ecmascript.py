@@ -387,3 +387,18 @@ def test_a_value_of_a_function_type_is_dynamic_to_call_and_its_result_typed():
     assert found[("src/app.run", "result.ok")] == ("src/app.Result.ok", True)  # what the function type returns
     target, resolved = found[("src/app.Emitter.fire", "this.onError.call")]
     assert not resolved and reasons[target] == "external"  # Function.prototype.call
+
+
+def test_an_object_literal_of_functions_is_a_namespace():
+    jws = "export function sign(payload: string): string { return payload }\nexport function decode() {}\n"
+    jwt = (
+        "import { sign, decode } from './jws'\n"
+        "export const verify = (token: string) => token\n"
+        "export const Jwt = { sign, verify, parse: decode, version: 1 }\n"
+    )
+    app = "import { Jwt } from './jwt'\nexport function login() { Jwt.sign('x'); Jwt.parse(); return Jwt.refresh() }\n"
+    graph = resolve({"src/jws.ts": jws.encode(), "src/jwt.ts": jwt.encode(), "src/app.ts": app.encode()})
+    found = _calls_by_caller(graph)
+    assert found[("src/app.login", "Jwt.sign")] == ("src/jws.sign", True)
+    assert found[("src/app.login", "Jwt.parse")] == ("src/jws.decode", True)
+    assert found[("src/app.login", "Jwt.refresh")][1] is False  # no such property: not a guess

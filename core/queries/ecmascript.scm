@@ -111,6 +111,13 @@
   (#match? @_method "^(map|forEach|filter|find|findLast|some|every|flatMap|findIndex|findLastIndex)$"))
 ; Parenthesised parameters differ between the grammars: typescript.scm, javascript.scm.
 
+; An object literal of functions used as a namespace (`export const Jwt = { sign, verify }`):
+; each property names what it holds.
+(variable_declarator name: (identifier) @assign.property_of
+  value: (object (shorthand_property_identifier) @assign.name @assign.property))
+(variable_declarator name: (identifier) @assign.property_of
+  value: (object (pair key: (property_identifier) @assign.name value: [(identifier) (member_expression)] @assign.property)))
+
 ; A call's result unpacked into an array pattern: `const [count, setCount] = useState(0)`.
 (variable_declarator name: (array_pattern (identifier) @assign.name) value: (call_expression function: (_) @assign.unpacked))
 (variable_declarator name: (array_pattern (identifier) @assign.name)
