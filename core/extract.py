@@ -28,6 +28,10 @@ from branchgraph.core.model import content_hash
 EXTRACTOR_VERSION = 24
 
 _MAX_RAW = 200
+# A type annotation is kept longer: a generic function type or builder type cut short says
+# nothing (`(<L extends Event>(event: L) => Promise<...>)`), and only its names reach the graph.
+_MAX_TYPE_RAW = 2000
+_TYPE_CAPTURES = frozenset({"reference.param_type", "reference.return_type"})
 # A call site keeps this many arguments: a route's path and handlers, a client's URL and options.
 _MAX_SITE_ARGS = 4
 # The captures that say what an assignment holds, and the kind of assignment each makes.
@@ -273,9 +277,9 @@ def _argument_type(node: TSNode) -> str:
     return ""
 
 
-def _raw(node: TSNode) -> str:
+def _raw(node: TSNode, limit: int = _MAX_RAW) -> str:
     raw = " ".join(_text(node).split())
-    return raw if len(raw) <= _MAX_RAW else raw[: _MAX_RAW - 1] + "…"
+    return raw if len(raw) <= limit else raw[: limit - 1] + "…"
 
 
 @dataclass(slots=True)
@@ -495,7 +499,7 @@ def extract(language: str, data: bytes) -> ParsedFile:
                     if kind == "literal"
                     else _callee(value)
                     if value.type in _WHOLE_CALLS
-                    else _raw(value),
+                    else _raw(value, _MAX_TYPE_RAW if kind == "annotation" else _MAX_RAW),
                     line=node.start_point[0] + 1,
                     scope=scopes.innermost(node.start_byte, node.end_byte),
                     kind=kind,
@@ -515,7 +519,9 @@ def extract(language: str, data: bytes) -> ParsedFile:
                 references.append(
                     Reference(
                         kind=capture.split(".", 1)[1],
-                        raw=_callee(node) if arguments is not None else _raw(node),
+                        raw=_callee(node)
+                        if arguments is not None
+                        else _raw(node, _MAX_TYPE_RAW if capture in _TYPE_CAPTURES else _MAX_RAW),
                         line=node.start_point[0] + 1,
                         scope=scopes.innermost(node.start_byte, node.end_byte),
                         param=_text(param[0]) if param else None,
