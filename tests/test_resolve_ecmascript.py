@@ -22,6 +22,12 @@ def calls(graph) -> dict[str, tuple[str, bool]]:
     return {e.raw: (names[e.dst], e.resolved) for s in graph for e in s.edges if e.type == "CALLS"}
 
 
+def calls_by_caller(graph) -> dict[tuple[str, str], tuple[str, bool]]:
+    """(caller, raw callee) -> (target, resolved)."""
+    names = {n.id: n.props.get("qualname") or n.props["raw"] for s in graph for n in [*s.nodes, *s.unresolved]}
+    return {(names[e.src], e.raw): (names[e.dst], e.resolved) for s in graph for e in s.edges if e.type == "CALLS"}
+
+
 @pytest.fixture
 def webshop_graph(webshop_sources):
     return resolve(webshop_sources)
@@ -317,7 +323,7 @@ def test_a_callback_takes_its_parameter_types_from_what_it_is_passed_to():
         "export class Row { text(): string { return '' } }\n"
     )
     graph = resolve({"src/types.ts": types.encode(), "src/app.ts": app.encode()})
-    found = _calls_by_caller(graph)
+    found = calls_by_caller(graph)
     assert found[("src/app.routes", "c.text")] == ("src/types.Context.text", True)
     assert found[("src/app.routes", "s.write")] == ("src/types.Stream.write", True)  # a function's declared callback
     # A call signature's return type (App) carries a chain on; a getter stands for what it returns.
@@ -328,12 +334,6 @@ def test_a_callback_takes_its_parameter_types_from_what_it_is_passed_to():
     assert found[("src/app.routes", "name.trim")][1] is False
     # Two callbacks in one scope bind `c` to a Context and to a Row: neither is a guess.
     assert found[("src/app.mixed", "c.text")][1] is False
-
-
-def _calls_by_caller(graph) -> dict[tuple[str, str], tuple[str, bool]]:
-    """(caller, raw callee) -> (target, resolved)."""
-    names = {n.id: n.props.get("qualname") or n.props["raw"] for s in graph for n in [*s.nodes, *s.unresolved]}
-    return {(names[e.src], e.raw): (names[e.dst], e.resolved) for s in graph for e in s.edges if e.type == "CALLS"}
 
 
 @pytest.mark.parametrize("suffix", ["ts", "tsx"])
@@ -357,7 +357,7 @@ def test_an_array_pattern_unpacks_the_declared_tuple_a_call_returns(suffix):
         "}\n"
     )
     graph = resolve({"src/hooks.ts": hooks.encode(), f"src/view.{suffix}": app.encode()})
-    found = _calls_by_caller(graph)
+    found = calls_by_caller(graph)
     reasons = unresolved_of_subgraphs(graph)
     assert reasons["setCount"] == "dynamic"  # a Setter: whatever function it holds
     assert found[("src/view.View", "store.save")] == ("src/hooks.Store.save", True)  # a labelled element
@@ -381,7 +381,7 @@ def test_a_value_of_a_function_type_is_dynamic_to_call_and_its_result_typed():
         "}\n"
     )
     graph = resolve({"src/app.ts": source.encode()})
-    found = _calls_by_caller(graph)
+    found = calls_by_caller(graph)
     reasons = unresolved_of_subgraphs(graph)
     assert reasons["handler"] == "dynamic" and reasons["this.onError"] == "dynamic"
     assert found[("src/app.run", "result.ok")] == ("src/app.Result.ok", True)  # what the function type returns
@@ -398,7 +398,7 @@ def test_an_object_literal_of_functions_is_a_namespace():
     )
     app = "import { Jwt } from './jwt'\nexport function login() { Jwt.sign('x'); Jwt.parse(); return Jwt.refresh() }\n"
     graph = resolve({"src/jws.ts": jws.encode(), "src/jwt.ts": jwt.encode(), "src/app.ts": app.encode()})
-    found = _calls_by_caller(graph)
+    found = calls_by_caller(graph)
     assert found[("src/app.login", "Jwt.sign")] == ("src/jws.sign", True)
     assert found[("src/app.login", "Jwt.parse")] == ("src/jws.decode", True)
     assert found[("src/app.login", "Jwt.refresh")][1] is False  # no such property: not a guess
