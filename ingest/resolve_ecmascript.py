@@ -374,8 +374,12 @@ class EcmaScriptResolver(Resolver):
         callee = self._resolve_dotted(path, scope, callee_raw)
         if not isinstance(callee, (_Sym, _Inst, _FunctionType)):
             return None
-        # Every handler passed to `app.get` asks the same: memoised by the callee, not the call.
-        return self._memo(("passed", callee, argument, parameter), lambda: self._passed_to(callee, argument, parameter))
+        # Every handler passed to `app.get` asks the same: memoised by the callee, not the call
+        # (a function type by where it is written too: its names are read there).
+        where = (callee.path, callee.scope) if isinstance(callee, _FunctionType) else ()
+        return self._memo(
+            ("passed", callee, *where, argument, parameter), lambda: self._passed_to(callee, argument, parameter)
+        )
 
     def _passed_to(self, callee: _Sym | _Inst | _FunctionType, argument: int, parameter: int) -> _Value:
         values = set()
@@ -453,6 +457,9 @@ class EcmaScriptResolver(Resolver):
             return self._instance_of(self._resolve_type(callee.path, callee.returns, callee.scope))
         if isinstance(callee, _Inst) and callee.symbol.label == "Interface":
             symbol = callee.symbol
+            if symbol.definition.aliased:  # `type Next = () => Promise<void>`
+                aliased = self._resolve_type(symbol.file.path, symbol.definition.aliased, symbol.index)
+                return self._call_result(aliased) if isinstance(aliased, _FunctionType) else None
             values = {
                 self._instance_of(self._resolve_type(symbol.file.path, returned, symbol.index))
                 for returned in map(_signature_return, symbol.definition.parameters)

@@ -402,3 +402,16 @@ def test_an_object_literal_of_functions_is_a_namespace():
     assert found[("src/app.login", "Jwt.sign")] == ("src/jws.sign", True)
     assert found[("src/app.login", "Jwt.parse")] == ("src/jws.decode", True)
     assert found[("src/app.login", "Jwt.refresh")][1] is False  # no such property: not a guess
+
+
+def test_the_same_function_type_written_in_two_files_reads_each_files_names():
+    def module(kind: str) -> bytes:
+        return (
+            f"export class Item {{ {kind}(): void {{}} }}\n"
+            f"export function run(each: (cb: (item: Item) => void) => void) {{ each((item) => item.{kind}()) }}\n"
+        ).encode()
+
+    graph = resolve({"src/a.ts": module("open"), "src/b.ts": module("close")})
+    found = calls_by_caller(graph)
+    assert found[("src/a.run", "item.open")] == ("src/a.Item.open", True)
+    assert found[("src/b.run", "item.close")] == ("src/b.Item.close", True)
