@@ -16,7 +16,10 @@ exports: declarations, ``export { a as b }``, ``export default``, named and ``*`
 CommonJS ``module.exports``/``exports.x``. Attributes go through namespaces, classes and their
 in-repo bases, ``this`` and ``super``, parameters, fields, constructor parameter properties
 and locals with a type annotation or a ``new``/call initialiser, and the declared (or, when
-every ``return`` agrees, the inferred) return types of in-repo functions.
+every ``return`` agrees, the inferred) return types of in-repo functions, getters and callable
+interfaces. A callback's untyped parameters take their types from the parameter lists of what
+it is passed to (overloads, aliases and unions of function types must agree), an array pattern
+unpacks a declared tuple, and an object literal of functions is a namespace.
 
 A reference is never dropped: it resolves or dangles, with reason ``external`` for packages,
 globals and members whose name no symbol of the repository carries (such a call cannot land
