@@ -6,6 +6,7 @@ their own writes and never invent properties of their own.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,6 +28,7 @@ EDGE_TYPES = (
 BRANCH_PREFIX_LEN = 16
 
 
+@functools.cache  # every id of a commit carries the same one: 44k hashes of one pair on django
 def branch_prefix(repo: str, branch: str) -> str:
     """The first part of every id on a branch: a hash of (repo, branch)."""
     return hashlib.blake2b(f"{repo}\x1f{branch}".encode(), digest_size=BRANCH_PREFIX_LEN // 2).hexdigest()

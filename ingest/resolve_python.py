@@ -135,11 +135,9 @@ class PythonResolver(Resolver):
         for f in files:
             _, self._index_reads[f.path] = self._logged(self._index_file, f)
         self._by_id = {s.id: s for s in self.symbols.values()}
-        for symbol in self.symbols.values():
-            if symbol.label == "Class" or symbol.definition.name.startswith("test"):
-                symbol.is_test, self._test_reads[symbol.id] = self._logged(self._is_test, symbol)
-            else:
-                symbol.is_test = False  # reads nothing: only classes and test-named code may be tests
+        # Whether a symbol is a test is decided when something asks (``_test_flag``): an update
+        # emits a few files and asks about their symbols and what they call, not all 26,000
+        # classes and test-named functions of django (a second of every update, profiled).
         self._subclass_index = self._index_subclasses()
 
     # ----- indexing -------------------------------------------------------------------
@@ -287,6 +285,25 @@ class PythonResolver(Resolver):
             if f"{root}.{target}" in self.module_prefixes:
                 return f"{root}.{target}"
         return target
+
+    def _test_flag(self, symbol: _Symbol) -> bool:
+        """Whether ``symbol`` is a test, decided once, with what deciding it read kept for the
+        files that depend on it; only classes and test-named code may be tests (the rest read
+        nothing)."""
+        if symbol.id not in self._test_reads:
+            if symbol.label == "Class" or symbol.definition.name.startswith("test"):
+                symbol.is_test, self._test_reads[symbol.id] = self._logged(self._is_test, symbol)
+            else:
+                symbol.is_test, self._test_reads[symbol.id] = False, set()
+        return symbol.is_test
+
+    def is_test_scope(self, path: str, scope: int | None) -> bool:
+        return scope is not None and self._test_flag(self.symbols[(path, scope)])
+
+    def _emit_file(self, f: ParsedSource, emitter: SubgraphEmitter) -> None:
+        for index in range(len(f.parsed.definitions)):
+            self._test_flag(self.symbols[(f.path, index)])  # its nodes say it, its users read it
+        super()._emit_file(f, emitter)
 
     def _is_test(self, symbol: _Symbol) -> bool:
         d = symbol.definition
@@ -961,9 +978,10 @@ class PythonResolver(Resolver):
 
     def _is_test_symbol(self, symbol: _Symbol) -> bool:
         """Whether another file's symbol is a test, with what deciding it read."""
+        is_test = self._test_flag(symbol)
         if self.reads is not None:
             self.reads.update(self._test_reads.get(symbol.id, _NO_READS))
-        return symbol.is_test
+        return is_test
 
     def _file_dependencies(self, f: ParsedSource, reads: set[ReadKey]) -> set[ReadKey]:
         """What resolving the file read, what deciding its own symbols are tests read, and
