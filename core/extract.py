@@ -99,6 +99,7 @@ class Definition:
     # (TypeScript: a callback passed to it takes its parameters' types from them).
     parameters: list[str] = field(default_factory=list)
     aliased: str = ""
+    properties: list[str] = field(default_factory=list)  # an object type's, as `name:type`
 
 
 @dataclass(slots=True)
@@ -149,7 +150,9 @@ class Assignment:
     ``name = []`` (a literal, ``*args``, ``**kwargs``) kind ``literal``, its builtin type the callee;
     an untyped parameter kind ``parameter``; an untyped parameter of a callback passed to a
     call (``app.get("/", (c) => ...)``) kind ``callback``, ``callee`` the call's callee,
-    ``argument`` the callback's position among the arguments and ``position`` the parameter's;
+    ``argument`` the callback's position among the arguments and ``position`` the parameter's
+    (``key``: the property of the object literal argument it is given as, ``f({ verify: (t) =>
+    ... })``);
     an element of an array pattern a call's result is unpacked into (``const [count,
     setCount] = useState(0)``) kind ``unpacked``, ``position`` the element's; a property of an
     object literal a name is bound to (``const Jwt = { sign }``) kind ``property``, named
@@ -162,6 +165,7 @@ class Assignment:
     kind: str = "call"
     argument: int | None = None
     position: int | None = None
+    key: str | None = None  # a callback given as this property of an object literal argument
 
 
 @dataclass(slots=True)
@@ -419,6 +423,7 @@ def extract(language: str, data: bytes) -> ParsedFile:
                         signature=conventions.signature(node, data),
                         parameters=conventions.parameter_lists(node, data),
                         aliased=conventions.aliased_type(node, data),
+                        properties=conventions.property_types(node, data),
                     )
                 )
                 by_span[(node.start_byte, node.end_byte)] = len(definitions) - 1
@@ -488,6 +493,7 @@ def extract(language: str, data: bytes) -> ParsedFile:
             kind, value = next((k, caps[c][0]) for c, k in _ASSIGN_KINDS if c in caps)
             is_member = attribute_of is not None or "assign.member" in caps
             literal = caps.get("assign.property_of")
+            slot = _callback_slot(node, caps.get("assign.key")) if kind == "callback" else None
             assignments.append(
                 Assignment(
                     name=f"self.{_text(node)}"
@@ -503,8 +509,9 @@ def extract(language: str, data: bytes) -> ParsedFile:
                     line=node.start_point[0] + 1,
                     scope=scopes.innermost(node.start_byte, node.end_byte),
                     kind=kind,
-                    **(_callback_position(node) if kind == "callback" else {}),
-                    **({"position": _element_position(node)} if kind == "unpacked" else {}),
+                    argument=slot.argument if slot else None,
+                    position=slot.position if slot else _element_position(node) if kind == "unpacked" else None,
+                    key=slot.key if slot else None,
                 )
             )
         else:
@@ -560,25 +567,37 @@ def extract(language: str, data: bytes) -> ParsedFile:
     )
 
 
-def _callback_position(parameter: TSNode) -> dict[str, int | None]:
+@dataclass(frozen=True, slots=True)
+class _CallbackSlot:
+    argument: int
+    position: int
+    key: str | None
+
+
+def _callback_slot(parameter: TSNode, key: list[TSNode] | None) -> _CallbackSlot | None:
     """Where a callback's parameter sits: the callback's position among the call's arguments
-    and the parameter's among the callback's (`f(x, (a, b) => ...)`: b is argument 1's 1)."""
+    and the parameter's among the callback's (`f(x, (a, b) => ...)`: b is argument 1's 1); a
+    callback given as a property of an object literal argument (`f({ verify: (t) => ... })`)
+    sits at the object's position, under its key."""
     holder = parameter.parent  # a required_parameter, or the arrow function of `x => ...`
     if holder is None:
-        return {}
+        return None
     function: TSNode | None = holder
     position = 0
     if holder.type != "arrow_function":
         listed = holder.parent  # formal_parameters
         if listed is None:
-            return {}
+            return None
         position = [n.id for n in listed.named_children if n.type not in _NOT_ARGUMENTS].index(holder.id)
         function = listed.parent
+    if key and function is not None:
+        while function is not None and function.type != "object":  # the pair, or the method itself
+            function = function.parent
     arguments = function.parent if function is not None else None
     if function is None or arguments is None:
-        return {}
+        return None
     argument = [n.id for n in arguments.named_children if n.type not in _NOT_ARGUMENTS].index(function.id)
-    return {"argument": argument, "position": position}
+    return _CallbackSlot(argument, position, _text(key[0]) if key else None)
 
 
 def _element_position(element: TSNode) -> int:

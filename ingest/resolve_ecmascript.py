@@ -229,7 +229,7 @@ class EcmaScriptResolver(Resolver):
             self._bind_callback_parameter(f.path, a.scope, a.name, ("element", a.callee, a.scope))
             return
         if a.kind == "callback":
-            passed: _Binding = ("callback", a.callee, a.scope, a.argument, a.position)
+            passed: _Binding = ("callback", a.callee, a.scope, a.argument, a.position, a.key)
             self._bind_callback_parameter(f.path, a.scope, a.name, passed)
             return
         binding: _Binding
@@ -368,12 +368,13 @@ class EcmaScriptResolver(Resolver):
         raise AssertionError(f"unknown binding {binding!r}")
 
     def _callback_parameter(
-        self, path: str, callee_raw: str, scope: int | None, argument: int, parameter: int
+        self, path: str, callee_raw: str, scope: int | None, argument: int, parameter: int, key: str | None
     ) -> _Value:
         """The type a callback's ``parameter``-th parameter has when the callback is the
-        ``argument``-th argument of a call of ``callee_raw``: read from every parameter list the
-        callee is called with (overloads, a handler type's union of function types); they must
-        all agree. A list whose argument there takes no function (a path string) says nothing."""
+        ``argument``-th argument of a call of ``callee_raw`` (or that argument's property
+        ``key``): read from every parameter list the callee is called with (overloads, a
+        handler type's union of function types); they must all agree. A list whose argument
+        there takes no function (a path string) says nothing."""
         callee = self._resolve_dotted(path, scope, callee_raw)
         if not isinstance(callee, (_Sym, _Inst, _FunctionType)):
             return None
@@ -381,22 +382,63 @@ class EcmaScriptResolver(Resolver):
         # (a function type by where it is written too: its names are read there).
         where = (callee.path, callee.scope) if isinstance(callee, _FunctionType) else ()
         return self._memo(
-            ("passed", callee, *where, argument, parameter), lambda: self._passed_to(callee, argument, parameter)
+            ("passed", callee, *where, argument, parameter, key),
+            lambda: self._passed_to(callee, argument, parameter, key),
         )
 
-    def _passed_to(self, callee: _Sym | _Inst | _FunctionType, argument: int, parameter: int) -> _Value:
+    def _passed_to(
+        self, callee: _Sym | _Inst | _FunctionType, argument: int, parameter: int, key: str | None
+    ) -> _Value:
         values = set()
         for where, at, parameters in self._parameter_lists(callee):
             passed = _argument_type(_parameter_types(parameters), argument)
             if passed is None:
                 continue
-            for function_path, function_scope, function_parameters in self._function_types(where, at, passed, 0):
+            given = [(where, at, passed)] if key is None else self._property_types(where, at, passed, key, 0)
+            functions = [found for place in given for found in self._function_types(*place, 0)]
+            for function_path, function_scope, function_parameters in functions:
                 received = _parameter_types(function_parameters)
                 declared = received[parameter] if parameter < len(received) else ""
                 if not declared or declared.startswith("..."):
                     return None
                 values.add(self._instance_of(self._resolve_type(function_path, declared, function_scope)))
         return values.pop() if len(values) == 1 else None
+
+    def _property_types(
+        self, path: str, scope: int | None, raw: str, key: str, depth: int
+    ) -> list[tuple[str, int | None, str]]:
+        """The declared types of property ``key`` of the object types an annotation names
+        (an interface, its in-repo bases, an object type alias, the alternatives of a union)."""
+        if depth > _MAX_ALIAS_DEPTH:
+            return []
+        alternatives = _top_level_union(raw)
+        if len(alternatives) > 1:
+            return [
+                found
+                for alternative in alternatives
+                if alternative not in _NULLISH
+                for found in self._property_types(path, scope, alternative, key, depth + 1)
+            ]
+        names = self._type_names(path, _GENERIC_ARGS.sub("", _unparenthesised(raw)), scope)
+        named = self._resolve_dotted(path, scope, names[0]) if len(names) == 1 else None
+        if not isinstance(named, _Sym) or named.symbol.label != "Interface":
+            return []
+        symbol = named.symbol
+        found: list[tuple[str, int | None, str]] = [
+            (symbol.file.path, symbol.index, declared)
+            for name, _, declared in (p.partition(":") for p in symbol.definition.properties)
+            if name == key
+        ]
+        # The named types an alias is made of (`type Options = Base & { verify: V }`): the
+        # object types written out in it are among its properties already.
+        for part in _split_top_level(symbol.definition.aliased.replace("&", "|"), "|"):
+            part = _unparenthesised(part)
+            if part and not part.startswith("{") and part != symbol.definition.aliased:
+                found += self._property_types(symbol.file.path, symbol.index, part, key, depth + 1)
+        for base_raw, _line, base in self._class_bases(symbol):
+            if isinstance(base, _Sym) and base.symbol.label == "Interface":
+                found += self._property_types(symbol.file.path, symbol.definition.parent, base_raw, key, depth + 1)
+        return found
 
     def _parameter_lists(self, callee: _Value) -> list[tuple[str, int | None, str]]:
         """The parameter lists calling ``callee`` goes through, each with the file and scope its

@@ -415,3 +415,24 @@ def test_the_same_function_type_written_in_two_files_reads_each_files_names():
     found = calls_by_caller(graph)
     assert found[("src/a.run", "item.open")] == ("src/a.Item.open", True)
     assert found[("src/b.run", "item.close")] == ("src/b.Item.close", True)
+
+
+def test_a_callback_given_as_a_property_of_an_options_object_takes_the_property_type():
+    auth = (
+        "export class Context { text(body: string): string { return body } }\n"
+        "export interface Hooks { onError: (error: Error, c: Context) => void }\n"
+        "type Options = { token: string } | (Hooks & { verify: (token: string, c: Context) => boolean })\n"
+        "export const auth = (options: Options) => options\n"
+    )
+    app = (
+        "import { auth } from './auth'\n"
+        "export function routes() {\n"
+        "  auth({ verify: (token, c) => c.text(token) === 'ok', onError(error, ctx) { ctx.text('no') } })\n"
+        "}\n"
+        "export function other() { auth({ token: 'x', other: (c) => c.text('?') }) }\n"
+    )
+    graph = resolve({"src/auth.ts": auth.encode(), "src/app.ts": app.encode()})
+    found = calls_by_caller(graph)
+    assert found[("src/app.routes", "c.text")] == ("src/auth.Context.text", True)  # a union's alternative
+    assert found[("src/app.routes", "ctx.text")] == ("src/auth.Context.text", True)  # a method, through `Hooks &`
+    assert found[("src/app.other", "c.text")][1] is False  # `other` is no property: `c` is not known there

@@ -43,6 +43,7 @@ class Conventions:
     # a type alias stands for (languages whose callbacks take their types from them)
     parameter_lists: Callable[[Node, bytes], list[str]] = lambda node, source: []
     aliased_type: Callable[[Node, bytes], str] = lambda node, source: ""
+    property_types: Callable[[Node, bytes], list[str]] = lambda node, source: []
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +63,10 @@ class LanguageSpec:
         return self.family or self.name
 
 
+# The hooks only languages whose callbacks take types from what they are passed to define.
+_TYPE_HOOKS = ("parameter_lists", "aliased_type", "property_types")
+
+
 def _conventions(module: ModuleType) -> Conventions:
     return Conventions(
         clean_docstring=module.clean_docstring,
@@ -71,7 +76,7 @@ def _conventions(module: ModuleType) -> Conventions:
         is_generated_file=module.is_generated_file,
         is_declaration_file=module.is_declaration_file,
         module_name=module.module_name,
-        **{hook: getattr(module, hook) for hook in ("parameter_lists", "aliased_type") if hasattr(module, hook)},
+        **{hook: getattr(module, hook) for hook in _TYPE_HOOKS if hasattr(module, hook)},
     )
 
 

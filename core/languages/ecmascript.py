@@ -96,6 +96,38 @@ def parameter_lists(node: Node, source: bytes) -> list[str]:
     return [f"({_written(parameter, source)})"] if parameter is not None else []
 
 
+def _object_types(node: Node) -> list[Node]:
+    """The object types a type is made of: itself, or the members of its unions and intersections."""
+    if node.type == "object_type":
+        return [node]
+    if node.type in ("union_type", "intersection_type", "parenthesized_type"):
+        return [found for child in node.named_children for found in _object_types(child)]
+    return []
+
+
+def property_types(node: Node, source: bytes) -> list[str]:
+    """An interface's or object type alias's properties with their declared types, as
+    ``name:type`` (``verifyToken:(token: string, c: Context) => boolean``); a union's or an
+    intersection's object types all count. A callback given as that property takes its
+    parameters' types from it."""
+    bodies: list[Node] = []
+    if node.type == "interface_declaration":
+        body = node.child_by_field_name("body")
+        bodies = [body] if body is not None else []
+    elif node.type == "type_alias_declaration":
+        value = node.child_by_field_name("value")
+        bodies = _object_types(value) if value is not None else []
+    found = []
+    for body in bodies:
+        for member in body.named_children:
+            name = member.child_by_field_name("name") if member.type == "property_signature" else None
+            annotation = member.child_by_field_name("type") if name is not None else None
+            declared = annotation.named_children[0] if annotation is not None and annotation.named_children else None
+            if name is not None and declared is not None:
+                found.append(f"{_written(name, source)}:{_written(declared, source)}")
+    return found
+
+
 def aliased_type(node: Node, source: bytes) -> str:
     """What a type alias stands for, as written (``Handler<E> | MiddlewareHandler<E>``)."""
     value = node.child_by_field_name("value") if node.type == "type_alias_declaration" else None

@@ -78,3 +78,12 @@
   arguments: (arguments [(arrow_function parameters: (formal_parameters (required_parameter pattern: (identifier) @assign.name !type)))
                          (function_expression parameters: (formal_parameters (required_parameter pattern: (identifier) @assign.name !type)))]))
 (call_expression function: (_) @assign.callback arguments: (arguments (arrow_function parameter: (identifier) @assign.name)))
+; ... and given as a property of an object literal argument (`bearerAuth({ verifyToken: (token, c) => ... })`).
+(call_expression
+  function: (_) @assign.callback
+  arguments: (arguments (object [
+    (pair key: (property_identifier) @assign.key
+          value: [(arrow_function parameters: (formal_parameters (required_parameter pattern: (identifier) @assign.name !type)))
+                  (function_expression parameters: (formal_parameters (required_parameter pattern: (identifier) @assign.name !type)))])
+    (method_definition name: (property_identifier) @assign.key
+          parameters: (formal_parameters (required_parameter pattern: (identifier) @assign.name !type)))])))
