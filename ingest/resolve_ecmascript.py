@@ -238,10 +238,10 @@ class EcmaScriptResolver(Resolver):
             # Not a member name of the repository: most object literals are data (`{ headers, body }`),
             # and a call of `x.headers()` on an unknown `x` stays what it was.
             self.properties.setdefault((f.path, a.scope, literal), {})[key] = ("alias", a.callee, a.scope)
-            self._bind(f.path, a.scope, literal, ("object", literal, a.scope), keep_existing=True)
+            self._bind_declared(f.path, a.scope, literal, ("object", literal, a.scope))
             return
         if a.kind == "unpacked":
-            self._bind(f.path, a.scope, a.name, ("unpacked", a.callee, a.scope, a.position), keep_existing=True)
+            self._bind_declared(f.path, a.scope, a.name, ("unpacked", a.callee, a.scope, a.position))
             return
         if a.kind == "annotation":
             binding = ("annotated", a.callee, a.scope)
@@ -265,7 +265,15 @@ class EcmaScriptResolver(Resolver):
             self._add_member_name(f.path, name)
             self.attributes.setdefault((f.path, owner), {}).setdefault(name, []).append(binding)
         elif not a.name.startswith("self."):
-            self._bind(f.path, a.scope, a.name, binding, keep_existing=True)
+            self._bind_declared(f.path, a.scope, a.name, binding)
+
+    def _bind_declared(self, path: str, scope: int | None, name: str, binding: _Binding) -> None:
+        """A declaration (``const ws = connect()``) binds its name unless an earlier one did; it
+        wins over callbacks' parameters of that name, wherever they come in the file."""
+        table = self.bindings.setdefault((path, scope), {})
+        existing = table.get(name)
+        if existing is None or _is_callback_parameter(existing):
+            table[name] = binding
 
     def _bind_callback_parameter(self, path: str, scope: int | None, name: str, binding: _Binding) -> None:
         """Callbacks in one scope share its names: a name two callbacks' parameters bind holds
@@ -811,6 +819,12 @@ _TARGET_LABELS = {
     "PARAM_TYPE": ("Class", "Interface"),
     "RETURNS_TYPE": ("Class", "Interface"),
 }
+
+
+def _is_callback_parameter(binding: _Binding) -> bool:
+    if binding[0] == "any_of":
+        return all(b[0] in _PARAMETER_KINDS for b in binding[1])
+    return binding[0] in _PARAMETER_KINDS
 
 
 def _split_top_level(raw: str, separator: str) -> list[str]:

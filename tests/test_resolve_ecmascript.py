@@ -430,9 +430,17 @@ def test_a_callback_given_as_a_property_of_an_options_object_takes_the_property_
         "  auth({ verify: (token, c) => c.text(token) === 'ok', onError(error, ctx) { ctx.text('no') } })\n"
         "}\n"
         "export function other() { auth({ token: 'x', other: (c) => c.text('?') }) }\n"
+        "export function later() {\n"
+        "  auth({ verify: (token, ctx) => true })\n"
+        "  const ctx = new Session()\n"
+        "  return ctx.close()\n"
+        "}\n"
+        "export class Session { close(): void {} }\n"
     )
     graph = resolve({"src/auth.ts": auth.encode(), "src/app.ts": app.encode()})
     found = calls_by_caller(graph)
     assert found[("src/app.routes", "c.text")] == ("src/auth.Context.text", True)  # a union's alternative
     assert found[("src/app.routes", "ctx.text")] == ("src/auth.Context.text", True)  # a method, through `Hooks &`
     assert found[("src/app.other", "c.text")][1] is False  # `other` is no property: `c` is not known there
+    # A declaration wins over a callback's parameter of its name, even one written before it.
+    assert found[("src/app.later", "ctx.close")] == ("src/app.Session.close", True)
