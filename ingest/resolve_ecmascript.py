@@ -32,7 +32,7 @@ import functools
 import posixpath
 import re
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from branchgraph.core.extract import Assignment, Definition, Import
@@ -126,6 +126,8 @@ _CALLBACK_KINDS = frozenset({"element", "callback"})
 _NAMED_ELEMENT = re.compile(rf"^{_IDENTIFIER}\??\s*:")
 # A getter's header: `get req(): HonoRequest`, `static get instance()`.
 _GETTER = re.compile(r"^(?:(?:public|private|protected|static|override|declare|abstract)\s+)*get\s+[\w$#\[]")
+# A type as written, with the file and scope its names are read in.
+_Typed = tuple[str, int | None, str]
 # How many aliases a handler type is followed through (`H` -> `Handler | MiddlewareHandler`).
 _MAX_ALIAS_DEPTH = 8
 _Binding = Binding
@@ -412,27 +414,18 @@ class EcmaScriptResolver(Resolver):
                 values.add(self._instance_of(self._resolve_type(function_path, declared, function_scope)))
         return values.pop() if len(values) == 1 else None
 
-    def _property_types(
-        self, path: str, scope: int | None, raw: str, key: str, depth: int
-    ) -> list[tuple[str, int | None, str]]:
+    def _property_types(self, path: str, scope: int | None, raw: str, key: str, depth: int) -> list[_Typed]:
         """The declared types of property ``key`` of the object types an annotation names
         (an interface, its in-repo bases, an object type alias, the alternatives of a union)."""
         if depth > _MAX_ALIAS_DEPTH:
             return []
-        alternatives = _top_level_union(raw)
-        if len(alternatives) > 1:
-            return [
-                found
-                for alternative in alternatives
-                if alternative not in _NULLISH
-                for found in self._property_types(path, scope, alternative, key, depth + 1)
-            ]
-        names = self._type_names(path, _GENERIC_ARGS.sub("", _unparenthesised(raw)), scope)
-        named = self._resolve_dotted(path, scope, names[0]) if len(names) == 1 else None
-        if not isinstance(named, _Sym) or named.symbol.label != "Interface":
+        alternatives = _alternatives(raw, lambda part: self._property_types(path, scope, part, key, depth + 1))
+        if alternatives is not None:
+            return alternatives
+        symbol = self._named_interface(path, scope, raw)
+        if symbol is None:
             return []
-        symbol = named.symbol
-        found: list[tuple[str, int | None, str]] = [
+        found: list[_Typed] = [
             (symbol.file.path, symbol.index, declared)
             for name, _, declared in (p.partition(":") for p in symbol.definition.properties)
             if name == key
@@ -448,7 +441,7 @@ class EcmaScriptResolver(Resolver):
                 found += self._property_types(symbol.file.path, symbol.definition.parent, base_raw, key, depth + 1)
         return found
 
-    def _parameter_lists(self, callee: _Value) -> list[tuple[str, int | None, str]]:
+    def _parameter_lists(self, callee: _Value) -> list[_Typed]:
         """The parameter lists calling ``callee`` goes through, each with the file and scope its
         types are written in: an in-repo function's own, or a callable type's."""
         if isinstance(callee, _FunctionType):
@@ -462,15 +455,15 @@ class EcmaScriptResolver(Resolver):
             return self._callable_type(symbol, 0)
         return []
 
-    def _callable_type(self, symbol: _Symbol, depth: int) -> list[tuple[str, int | None, str]]:
+    def _callable_type(self, symbol: _Symbol, depth: int) -> list[_Typed]:
         """An interface's call signatures, or the function types a type alias stands for."""
         d = symbol.definition
-        lists: list[tuple[str, int | None, str]] = [(symbol.file.path, symbol.index, p) for p in d.parameters]
+        lists: list[_Typed] = [(symbol.file.path, symbol.index, p) for p in d.parameters]
         if d.aliased and not lists:
             lists = self._function_types(symbol.file.path, symbol.index, d.aliased, depth + 1)
         return lists
 
-    def _function_types(self, path: str, scope: int | None, raw: str, depth: int) -> list[tuple[str, int | None, str]]:
+    def _function_types(self, path: str, scope: int | None, raw: str, depth: int) -> list[_Typed]:
         """The parameter lists of the function types an annotation names: a function type
         written out (``(c: Context) => R``), the alternatives of a union, or a named type
         (``H<E, P>``) that is a callable interface or an alias of one."""
@@ -481,26 +474,21 @@ class EcmaScriptResolver(Resolver):
             ("function_types", path, scope, raw), lambda: self._function_types_uncached(path, scope, raw, depth), []
         )
 
-    def _function_types_uncached(
-        self, path: str, scope: int | None, raw: str, depth: int
-    ) -> list[tuple[str, int | None, str]]:
-        alternatives = _top_level_union(raw)
-        if len(alternatives) > 1:
-            return [
-                found
-                for alternative in alternatives
-                if alternative not in _NULLISH
-                for found in self._function_types(path, scope, alternative, depth + 1)
-            ]
-        raw = _unparenthesised(raw)
-        parameters = _function_type_parameters(raw)
+    def _function_types_uncached(self, path: str, scope: int | None, raw: str, depth: int) -> list[_Typed]:
+        alternatives = _alternatives(raw, lambda part: self._function_types(path, scope, part, depth + 1))
+        if alternatives is not None:
+            return alternatives
+        parameters = _function_type_parameters(_unparenthesised(raw))
         if parameters is not None:
             return [(path, scope, parameters)]
-        names = self._type_names(path, _GENERIC_ARGS.sub("", raw), scope)
+        symbol = self._named_interface(path, scope, raw)
+        return list(self._callable_type(symbol, depth)) if symbol is not None else []
+
+    def _named_interface(self, path: str, scope: int | None, raw: str) -> _Symbol | None:
+        """The in-repo interface or type alias an annotation names (``H<E, P>`` -> ``H``)."""
+        names = self._type_names(path, _GENERIC_ARGS.sub("", _unparenthesised(raw)), scope)
         named = self._resolve_dotted(path, scope, names[0]) if len(names) == 1 else None
-        if isinstance(named, _Sym) and named.symbol.label == "Interface":
-            return list(self._callable_type(named.symbol, depth))
-        return []
+        return named.symbol if isinstance(named, _Sym) and named.symbol.label == "Interface" else None
 
     def _call_result(self, callee: _Value) -> _Value:
         """What calling (or ``new``-ing) ``callee`` gives: a class's instance, or a function's
@@ -819,6 +807,14 @@ _TARGET_LABELS = {
     "PARAM_TYPE": ("Class", "Interface"),
     "RETURNS_TYPE": ("Class", "Interface"),
 }
+
+
+def _alternatives(raw: str, walk: Callable[[str], list[_Typed]]) -> list[_Typed] | None:
+    """What ``walk`` finds in each alternative of a union but null and undefined (None: no union)."""
+    alternatives = _top_level_union(raw)
+    if len(alternatives) == 1:
+        return None
+    return [found for alternative in alternatives if alternative not in _NULLISH for found in walk(alternative)]
 
 
 def _is_callback_parameter(binding: _Binding) -> bool:
