@@ -611,6 +611,10 @@ class EcmaScriptResolver(Resolver):
         """Resolve a callee or an expression as written in ``scope`` of ``path``."""
         # A chain written over lines (`new Hono()\n  .get(...)`) reads as one.
         raw = raw.replace(" .", ".").replace("?.", ".").replace("!.", ".").rstrip("!")
+        if raw.startswith("(await ") and (close := _closing(raw, 0)) is not None and raw[close + 1 : close + 2] == ".":
+            # `(await app.request("/")).json`: what the promise gives, which a declared
+            # `Promise<T>` already is (return types are read through it).
+            raw = raw[len("(await ") : close].strip() + raw[close + 1 :]
         constructed = _CONSTRUCTED.match(raw)
         if constructed:
             callee = self._resolve_dotted(path, scope, constructed.group(2))

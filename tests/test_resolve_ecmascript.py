@@ -444,3 +444,13 @@ def test_a_callback_given_as_a_property_of_an_options_object_takes_the_property_
     assert found[("src/app.other", "c.text")][1] is False  # `other` is no property: `c` is not known there
     # A declaration wins over a callback's parameter of its name, even one written before it.
     assert found[("src/app.later", "ctx.close")] == ("src/app.Session.close", True)
+
+
+def test_an_awaited_call_in_brackets_is_what_its_promise_gives():
+    source = (
+        "export class Reply { json(): object { return {} } }\n"
+        "export async function fetchReply(): Promise<Reply> { return new Reply() }\n"
+        "export async function run() { return (await fetchReply()).json() }\n"
+    )
+    found = calls_by_caller(resolve({"src/app.ts": source.encode()}))
+    assert found[("src/app.run", "(await fetchReply()).json")] == ("src/app.Reply.json", True)
