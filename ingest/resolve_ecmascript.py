@@ -50,11 +50,13 @@ from branchgraph.ingest.resolution import SymbolValue as _Sym
 from branchgraph.ingest.subgraphs import ParsedSource, SubgraphEmitter, Target
 
 _IDENTIFIER = r"[A-Za-z_$][\w$]*"
+# A member may be a class's private one (`this.#dispatch`).
+_MEMBER = rf"#?{_IDENTIFIER}"
 _NAME = re.compile(_IDENTIFIER)
-_DOTTED = re.compile(rf"^{_IDENTIFIER}(\.{_IDENTIFIER})*$")
+_DOTTED = re.compile(rf"^{_IDENTIFIER}(\.{_MEMBER})*$")
 # `make(...).send`, `new Order(id).addLine`: an attribute of what a call returns.
 _CONSTRUCTED = re.compile(
-    rf"^(new\s+)?({_IDENTIFIER}(?:\.{_IDENTIFIER})*)(?:<[^()]*>)?\(.*\)\.({_IDENTIFIER}(?:\.{_IDENTIFIER})*)$"
+    rf"^(new\s+)?({_IDENTIFIER}(?:\.{_MEMBER})*)(?:<[^()]*>)?\(.*\)\.({_MEMBER}(?:\.{_MEMBER})*)$"
 )
 # Type names in an annotation; a name followed by `:`/`?:`/`(` is a property or method of an
 # object type, not a type.

@@ -454,3 +454,16 @@ def test_an_awaited_call_in_brackets_is_what_its_promise_gives():
     )
     found = calls_by_caller(resolve({"src/app.ts": source.encode()}))
     assert found[("src/app.run", "(await fetchReply()).json")] == ("src/app.Reply.json", True)
+
+
+def test_a_private_method_is_called_through_this():
+    source = (
+        "export class App {\n"
+        "  #dispatch(path: string): string { return path }\n"
+        "  #clone = (): App => new App()\n"
+        "  fetch(path: string) { this.#clone(); return this.#dispatch(path) }\n"
+        "}\n"
+    )
+    found = calls_by_caller(resolve({"src/app.ts": source.encode()}))
+    assert found[("src/app.App.fetch", "this.#dispatch")] == ("src/app.App.#dispatch", True)
+    assert found[("src/app.App.fetch", "this.#clone")] == ("src/app.App.#clone", True)
