@@ -461,9 +461,15 @@ def test_a_private_method_is_called_through_this():
         "export class App {\n"
         "  #dispatch(path: string): string { return path }\n"
         "  #clone = (): App => new App()\n"
-        "  fetch(path: string) { this.#clone(); return this.#dispatch(path) }\n"
+        "  #store: Store\n"
+        "  #cache = new Store()\n"
+        "  constructor() { this.#store = new Store() }\n"
+        "  fetch(path: string) { this.#clone(); this.#store.save(); this.#cache.save(); return this.#dispatch(path) }\n"
         "}\n"
+        "export class Store { save(): void {} }\n"
     )
     found = calls_by_caller(resolve({"src/app.ts": source.encode()}))
     assert found[("src/app.App.fetch", "this.#dispatch")] == ("src/app.App.#dispatch", True)
     assert found[("src/app.App.fetch", "this.#clone")] == ("src/app.App.#clone", True)
+    assert found[("src/app.App.fetch", "this.#store.save")] == ("src/app.Store.save", True)  # a private field
+    assert found[("src/app.App.fetch", "this.#cache.save")] == ("src/app.Store.save", True)

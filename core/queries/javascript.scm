@@ -3,7 +3,7 @@
 
 (class_heritage (_) @reference.base)
 (class_body (field_definition property: (_) @name value: [(arrow_function) (function_expression)]) @definition.function)
-(field_definition property: (property_identifier) @assign.name value: (new_expression constructor: (_) @assign.value))
+(field_definition property: [(property_identifier) (private_property_identifier)] @assign.name value: (new_expression constructor: (_) @assign.value))
 ((comment) @doc . (field_definition) @documented (#match? @doc "^/[*][*]"))
 
 ; The element an array method's callback receives, with parenthesised parameters.

@@ -30,8 +30,8 @@
 
 ; Fields (`private store: Store`, `private orders = new Map()`) and parameter properties
 ; (`constructor(private readonly store: Store)`): the instance attributes `this.x` calls go through.
-(public_field_definition name: (property_identifier) @assign.name type: (type_annotation (_) @assign.type))
-(public_field_definition name: (property_identifier) @assign.name value: (new_expression constructor: (_) @assign.value))
+(public_field_definition name: [(property_identifier) (private_property_identifier)] @assign.name type: (type_annotation (_) @assign.type))
+(public_field_definition name: [(property_identifier) (private_property_identifier)] @assign.name value: (new_expression constructor: (_) @assign.value))
 (required_parameter [(accessibility_modifier) "readonly"] @assign.member pattern: (identifier) @assign.name
   type: (type_annotation (_) @assign.type))
 (optional_parameter [(accessibility_modifier) "readonly"] @assign.member pattern: (identifier) @assign.name
