@@ -533,18 +533,8 @@ class EcmaScriptResolver(Resolver):
         if not isinstance(callee, _Sym) or callee.symbol.label not in ("Function", "Method"):
             return None
         symbol = callee.symbol
-        declared = self.return_types.get((symbol.file.path, symbol.index), "").strip()
-        for wrapper in ("Promise", "PromiseLike"):  # `const [a, b] = await load()`
-            if declared.startswith(f"{wrapper}<") and declared.endswith(">"):
-                declared = declared[len(wrapper) + 1 : -1].strip()
-        declared = declared.removeprefix("readonly ").strip()
-        if declared.startswith("[") and declared.endswith("]"):
-            elements = _split_top_level(declared[1:-1], ",")
-            element = elements[position] if position < len(elements) else ""
-            element = element.split(":", 1)[-1].strip() if _NAMED_ELEMENT.match(element) else element
-        else:
-            array = declared[:-2] if declared.endswith("[]") else _ARRAY_OF.fullmatch(declared)
-            element = array if isinstance(array, str) else array.group(1) if array is not None else ""
+        # `const [a, b] = await load()`: a `Promise<[A, B]>` unpacks as the tuple.
+        element = _element_type(_unwrapped(self.return_types.get((symbol.file.path, symbol.index), "")), position)
         if not element or element.startswith("..."):
             return None
         return self._instance_of(self._resolve_type(symbol.file.path, element, symbol.index))
@@ -681,19 +671,16 @@ class EcmaScriptResolver(Resolver):
     def _resolve_type(self, path: str, raw: str, scope: int | None) -> _Value:
         """The class or interface an annotation gives a value (``Promise<Order | undefined>``
         -> Order); a collection (``Order[]``, ``Map<K, V>``) is the external collection."""
-        raw = raw.strip().removeprefix("readonly ").strip()
+        raw = _unwrapped(raw)
         written = _unparenthesised(raw)
         parameters = _function_type_parameters(written)
         if parameters is not None:  # before unions: `(a: A) => B | C` returns the union
             returns = written[written.index(parameters) + len(parameters) :].strip().removeprefix("=>").strip()
             return _FunctionType(path, scope, parameters, returns)
-        for wrapper in _WRAPPERS:
-            if raw.startswith(f"{wrapper}<") and raw.endswith(">"):
-                return self._resolve_type(path, raw[len(wrapper) + 1 : -1], scope)
-        element = raw[:-2] if raw.endswith("[]") else _ARRAY_OF.fullmatch(raw)
+        element = _array_element(raw)
         if element is not None:
             # `OrderLine[]`: its elements are what array callbacks receive.
-            found = self._resolve_type(path, element if isinstance(element, str) else element.group(1), scope)
+            found = self._resolve_type(path, element, scope)
             if isinstance(found, _Sym) and found.symbol.label in ("Class", "Interface"):
                 return _Elements(found.symbol)
             return _Ext("Array")
@@ -913,17 +900,43 @@ def _parameter_types(parameters: str) -> tuple[str, ...]:
     return tuple(types)
 
 
+def _unwrapped(raw: str) -> str:
+    """A type without ``readonly`` and the wrappers that stand for what they hold
+    (``Promise<Order>`` -> ``Order``)."""
+    while True:
+        raw = raw.strip().removeprefix("readonly ").strip()
+        wrapper = next((w for w in _WRAPPERS if raw.startswith(f"{w}<") and raw.endswith(">")), None)
+        if wrapper is None:
+            return raw
+        raw = raw[len(wrapper) + 1 : -1]
+
+
+def _array_element(raw: str) -> str | None:
+    """The element type of an array type (``Order[]``, ``Array<Order>``)."""
+    if raw.endswith("[]"):
+        return raw[:-2]
+    array = _ARRAY_OF.fullmatch(raw)
+    return array.group(1) if array is not None else None
+
+
+def _element_type(declared: str, position: int) -> str | None:
+    """The type of the element at ``position`` of a tuple type (``[A, B]``, labelled ``[a: A,
+    b: B]`` too) or of any element of an array type."""
+    if not (declared.startswith("[") and declared.endswith("]")):
+        return _array_element(declared)
+    elements = _split_top_level(declared[1:-1], ",")
+    if position >= len(elements):
+        return None
+    element = elements[position]
+    return element.split(":", 1)[-1].strip() if _NAMED_ELEMENT.match(element) else element
+
+
 def _argument_type(types: tuple[str, ...], position: int) -> str | None:
     """The declared type of the argument at ``position``: its parameter's, or an element of a
     rest parameter's array or tuple (``...handlers: [H, H]``)."""
     for index, declared in enumerate(types):
         if declared.startswith("..."):
-            rest = declared[3:].strip()
-            if rest.startswith("[") and rest.endswith("]"):
-                elements = _split_top_level(rest[1:-1], ",")
-                return elements[position - index] if position - index < len(elements) else None
-            element = rest[:-2] if rest.endswith("[]") else _ARRAY_OF.fullmatch(rest)
-            return element if isinstance(element, str) else element.group(1) if element is not None else None
+            return _element_type(declared[3:].strip(), position - index)
         if index == position:
             return declared
     return None
