@@ -36,13 +36,18 @@ CALL (t) {
   RETURN u
   UNION
   // A library's base class calls its subclass's overrides (werkzeug's Client.get calls
-  // FlaskClient.open): a method of a class with a library base (a module's class, not a
-  // builtin) runs wherever that base's methods are called.
+  // FlaskClient.open): an override in a class with a library base (a module's class, not a
+  // builtin) runs wherever that base's methods are called. An override is a method the base
+  // is known to have: the repository calls it on the base somewhere (often as super().open()).
+  // A call is of the base's own method, not of an attribute chain through an instance
+  // (`self.Answer.objects.create()` in a unittest.TestCase is not TestCase code running).
   MATCH (c:Class)-[:DEFINES]->(t:Method)
   MATCH (c)-[:INHERITS_FROM]->(b:Unresolved {reason: 'external'})
   WHERE b.raw CONTAINS '.'
+    AND EXISTS { MATCH (:Unresolved {repo: $repo, branch: $branch, raw: b.raw + '.' + t.name}) }
   MATCH (e:Unresolved {repo: $repo, branch: $branch, reason: 'external'})<-[:CALLS]-(u)
-  WHERE e.raw STARTS WITH b.raw + '.'
+  WHERE e.raw STARTS WITH b.raw + '.' AND NOT substring(e.raw, size(b.raw) + 1) CONTAINS '.'
+    AND NOT substring(e.raw, size(b.raw) + 1) CONTAINS '('
   RETURN u
   UNION
   // A test class's set-up runs before each of its tests (and its subclasses' tests): unittest's

@@ -892,12 +892,15 @@ class PythonResolver(Resolver):
         """A test or fixture runs the fixtures its parameters name: pytest calls them on its
         behalf (this file's, else the nearest conftest.py's). Without these edges a change to
         code only a fixture reaches selected none of the tests that use it."""
+        # Untyped parameters are assignments; typed ones (`app: Flask`) only annotate their type.
+        parameters = [(a.scope, a.name, a.line) for a in f.parsed.assignments if a.kind == "parameter"]
+        parameters += [(r.scope, r.param, r.line) for r in f.parsed.references if r.kind == "param_type" and r.param]
         uses: list[tuple[_Symbol, str, int]] = []
-        for a in f.parsed.assignments:
-            if a.kind == "parameter" and a.scope is not None and a.name not in _RECEIVERS:
-                user = self.symbols[(f.path, a.scope)]
+        for scope, name, line in parameters:
+            if scope is not None and name not in _RECEIVERS:
+                user = self.symbols[(f.path, scope)]
                 if user.is_test or _is_fixture(user.definition):
-                    uses.append((user, a.name, a.line))
+                    uses.append((user, name, line))
         # `@pytest.mark.usefixtures("db")` on a test, or on a class for each of its tests.
         for index, d in enumerate(f.parsed.definitions):
             names = [

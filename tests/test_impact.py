@@ -249,9 +249,20 @@ FIXTURE_AND_OVERRIDE_REPO = {
         '@pytest.fixture(name="shop")\ndef shop_fixture():\n    return Store()\n'
     ),
     "tests/test_store.py": (
-        "import pytest\n\n\ndef test_uses_a_fixture(filled):\n    assert filled\n\n\n"
+        "import pytest\n\nfrom lib.store import Store\n\n\ndef test_uses_a_fixture(filled):\n    assert filled\n\n\n"
         "def test_uses_a_renamed_fixture(shop):\n    assert shop\n\n\n"
-        "@pytest.mark.usefixtures('filled')\nclass TestMarked:\n    def test_marked(self):\n        assert True\n"
+        "@pytest.mark.usefixtures('filled')\nclass TestMarked:\n    def test_marked(self):\n        assert True\n\n\n"
+        "def test_typed_fixture(filled: Store) -> None:\n    assert filled\n"
+    ),
+    "lib/client.py": (
+        "import http.client\n\n\nclass Client(http.client.HTTPConnection):\n"
+        "    def request(self, method, url):\n        return super().request(method, url)\n\n"
+        "    def helper(self):\n        return 1\n"
+    ),
+    "tests/test_client.py": (
+        "from lib.client import Client\n\n\n"
+        "def test_through_the_library():\n    Client('h').getresponse()\n\n\n"
+        "def test_through_an_attribute():\n    Client('h').sock.close()\n"
     ),
     "lib/db.py": "def connect():\n    return 1\n\n\ndef reset():\n    return 0\n",
     "tests/test_db.py": (
@@ -285,12 +296,20 @@ def test_tests_are_selected_through_fixtures_overrides_and_set_up(repo_dir: Path
         ("tests.conftest.filled", "tests.conftest.store", "pytest fixture"),
         ("tests.test_store.test_uses_a_renamed_fixture", "tests.conftest.shop_fixture", "pytest fixture"),
         ("tests.test_store.TestMarked.test_marked", "tests.conftest.filled", "pytest fixture"),
+        ("tests.test_store.test_typed_fixture", "tests.conftest.filled", "pytest fixture"),  # `filled: Store`
     }
     # Reached through the fixture that calls it, not only by the test file's name.
     assert selected("lib.store.Store.save") == {
         "tests.test_store.test_uses_a_fixture": "calls",
         "tests.test_store.TestMarked.test_marked": "calls",
+        "tests.test_store.test_typed_fixture": "calls",
     }
+    # A library base's code may call an override (the override's super() call shows the base
+    # has the method): it runs wherever the base's own methods are called, not where an
+    # attribute of an instance is used. A method that overrides nothing does not.
+    library, attribute = "tests.test_client.test_through_the_library", "tests.test_client.test_through_an_attribute"
+    assert selected("lib.client.Client.request") == {library: "calls"}
+    assert selected("lib.client.Client.helper") == {library: "module name", attribute: "module name"}
     # `tag.check` resolves to Tag.check; DictTag.check runs there too.
     assert selected("lib.tags.DictTag.check") == {"tests.test_tags.test_tagging": "calls"}
     # A base class's setUp runs before each test of its subclasses; an autouse fixture before
