@@ -46,8 +46,9 @@ CALL (t) {
   WHERE b.raw CONTAINS '.'
     AND EXISTS { MATCH (:Unresolved {repo: $repo, branch: $branch, raw: b.raw + '.' + t.name}) }
   MATCH (e:Unresolved {repo: $repo, branch: $branch, reason: 'external'})<-[:CALLS]-(u)
-  WHERE e.raw STARTS WITH b.raw + '.' AND NOT substring(e.raw, size(b.raw) + 1) CONTAINS '.'
-    AND NOT substring(e.raw, size(b.raw) + 1) CONTAINS '('
+  WHERE e.raw STARTS WITH b.raw + '.'
+  WITH u, substring(e.raw, size(b.raw) + 1) AS member
+  WHERE NOT member CONTAINS '.' AND NOT member CONTAINS '('
   RETURN u
   UNION
   // A test class's set-up runs before each of its tests (and its subclasses' tests): unittest's
