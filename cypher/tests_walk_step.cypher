@@ -5,7 +5,8 @@
 // (TESTED_BY), callers whose dangling call names them (`x.save()` may run any `save`: the
 // graph could not tell which), the function a nested function is defined in, and the class of
 // a method that runs without being called by name (`__init__`, `__call__`, `__enter__`, other
-// dunders the language calls, properties): it runs whenever its class is used.
+// dunders the language calls, properties): it runs whenever its class is used (a `__call__`,
+// unless a library class holds the instance: then where the library's methods are called).
 // param repo: repository name
 // param branch: branch name
 // param ids: node ids of functions, methods or classes (a list)
@@ -48,7 +49,7 @@ CALL (t) {
   MATCH (e:Unresolved {repo: $repo, branch: $branch, reason: 'external'})<-[:CALLS]-(u)
   WHERE e.raw STARTS WITH b.raw + '.'
   WITH u, substring(e.raw, size(b.raw) + 1) AS member
-  WHERE NOT member CONTAINS '.' AND NOT member CONTAINS '('
+  WHERE NOT member CONTAINS '.' AND NOT member CONTAINS '(' AND NOT member STARTS WITH '__'
   RETURN u
   UNION
   // A test class's set-up runs before each of its tests (and its subclasses' tests): unittest's
@@ -70,6 +71,31 @@ CALL (t) {
     MATCH (u:Function {repo: $repo, branch: $branch}) WHERE u.is_test AND u.path STARTS WITH scope RETURN u
     UNION
     MATCH (u:Method {repo: $repo, branch: $branch}) WHERE u.is_test AND u.path STARTS WITH scope RETURN u
+  }
+  RETURN u
+  UNION
+  // An instance's `__call__` runs where the instance is called: by in-repo code (a CALLS edge),
+  // or by a library it was handed to. When an in-repo subclass of a library class holds one
+  // (its methods use the class's members), it runs wherever that library class's own methods
+  // are called (werkzeug's Client.get calls the Flask app FlaskClient wraps) — constructing
+  // the library object (super().__init__()) or its other dunders do not. Otherwise it runs
+  // whenever its class is used, like the other implicit methods.
+  MATCH (c:Class)-[:DEFINES]->(t:Method {name: '__call__'})
+  OPTIONAL MATCH (l:Class)-[:DEFINES]->(:Method)-[:CALLS]->(:Method)<-[:DEFINES]-(a:Class)
+  WHERE a = c OR EXISTS { MATCH (c)-[:INHERITS_FROM*1..8]->(a) }
+  OPTIONAL MATCH (l)-[:INHERITS_FROM]->(b:Unresolved {reason: 'external'})
+  WHERE b.raw CONTAINS '.'
+  WITH c, collect(DISTINCT b.raw) AS bases
+  CALL (c, bases) {
+    WITH c WHERE bases = []
+    RETURN c AS u
+    UNION
+    UNWIND bases AS base
+    MATCH (e:Unresolved {repo: $repo, branch: $branch, reason: 'external'})<-[:CALLS]-(u)
+    WHERE e.raw STARTS WITH base + '.'
+    WITH u, substring(e.raw, size(base) + 1) AS member
+    WHERE NOT member CONTAINS '.' AND NOT member CONTAINS '(' AND NOT member STARTS WITH '__'
+    RETURN u
   }
   RETURN u
   UNION

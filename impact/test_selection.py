@@ -4,7 +4,9 @@ A walk up from the changed symbols through whatever may run them (``cypher/tests
 callers and subclasses — a test's pytest fixtures among its callees —, TESTED_BY, the method an
 override overrides, the callers of a library base's methods, the tests a set-up method or an
 autouse fixture runs before, dangling calls by the same bare name, the function a nested
-function lives in, the class of a method the language calls by itself), to any depth;
+function lives in, the class of a method the language calls by itself — but for the ``__call__``
+of a class an in-repo subclass of a library class holds, the callers of the library's methods),
+to any depth;
 every test it reaches is selected, with the path that reached it. A changed symbol from which
 the walk reaches no test falls back to the test files named after its module
 (``tests/test_config.py`` for ``config.py``), else to the test files that import its file
@@ -28,9 +30,10 @@ from branchgraph.graph.protocols import GraphReader
 
 # Methods Python runs without a call by their name: when the class is constructed, called,
 # iterated, compared, printed, used as a context manager or a descriptor, ... Such a method
-# runs whenever its class is used, so the walk goes on from the class.
+# runs whenever its class is used, so the walk goes on from the class. (`__call__` has a rule of
+# its own in tests_walk_step: an instance a library holds is called by the library.)
 IMPLICIT_METHODS = (
-    "__init__ __new__ __post_init__ __init_subclass__ __call__ __getattr__ __getattribute__ __setattr__ "
+    "__init__ __new__ __post_init__ __init_subclass__ __getattr__ __getattribute__ __setattr__ "
     "__delattr__ __enter__ __exit__ __aenter__ __aexit__ __iter__ __next__ __aiter__ __anext__ __len__ "
     "__getitem__ __setitem__ __delitem__ __contains__ __eq__ __ne__ __lt__ __le__ __gt__ __ge__ __hash__ "
     "__bool__ __repr__ __str__ __format__ __get__ __set__ __set_name__ __del__ __await__ __missing__ "

@@ -188,6 +188,7 @@ SELECTION_REPO = {
         "    def __init__(self):\n        self.ready = True\n\n"
         "    def __enter__(self):\n        return self\n\n"
         "    def __exit__(self, *exc):\n        return False\n\n"
+        "    def __call__(self):\n        return self.ready\n\n"
         "    @property\n    def state(self):\n        return 'on'\n\n"
         "    def run(self):\n"
         "        def step():\n            return 1\n"
@@ -218,10 +219,11 @@ def test_tests_are_selected_through_calls_names_enclosing_scopes_and_implicit_me
         return {t.qualname: t.evidence for t in api.impact(repo_dir, symbols=[qualname], config=config).tests}
 
     with_block, unknown = "tests.test_engine.test_with_block", "tests.test_engine.test_runs_on_an_unknown_receiver"
-    # Constructed by `make()` in a test: the constructor, the context manager and the property
-    # run whenever the class is used; `run` is called on a receiver the graph cannot type, by
+    # Constructed by `make()` in a test: the constructor, the context manager, `__call__` and the
+    # property run whenever the class is used; `run` is called on a receiver the graph cannot type, by
     # name; its nested `step` runs when `run` does.
     assert selected("lib.engine.Engine.__enter__") == {with_block: "calls"}
+    assert selected("lib.engine.Engine.__call__") == {with_block: "calls"}  # no library holds an Engine
     assert selected("lib.engine.Engine.state") == {with_block: "calls"}
     assert selected("lib.engine.Engine.run.step") == {unknown: "calls"}
     # A plain method nobody calls is not "used with its class"; its module's test file is.
@@ -255,15 +257,24 @@ FIXTURE_AND_OVERRIDE_REPO = {
         "def test_typed_fixture(filled: Store) -> None:\n    assert filled\n"
     ),
     "lib/client.py": (
-        "import http.client\n\n\nclass Client(http.client.HTTPConnection):\n"
+        "import http.client\n\nfrom lib.app import App\n\n\nclass Client(http.client.HTTPConnection):\n"
+        "    app: App\n\n"
+        "    def __init__(self, host):\n        super().__init__(host)\n\n"
         "    def request(self, method, url):\n        return super().request(method, url)\n\n"
-        "    def helper(self):\n        return 1\n"
+        "    def helper(self):\n        return 1\n\n"
+        "    def app_name(self):\n        return self.app.name()\n"
+    ),
+    "lib/app.py": (
+        "class App:\n    def __call__(self, environ):\n        return self.handle(environ)\n\n"
+        "    def handle(self, environ):\n        return environ\n\n"
+        "    def name(self):\n        return 'app'\n"
     ),
     "tests/test_client.py": (
         "from lib.client import Client\n\n\n"
         "def test_through_the_library():\n    Client('h').getresponse()\n\n\n"
         "def test_through_an_attribute():\n    Client('h').sock.close()\n"
     ),
+    "tests/test_app.py": "from lib.app import App\n\n\ndef test_builds_the_app():\n    assert App().name()\n",
     "lib/db.py": "def connect():\n    return 1\n\n\ndef reset():\n    return 0\n",
     "tests/test_db.py": (
         "import unittest\n\nimport pytest\n\nfrom lib.db import connect, reset\n\n\n"
@@ -310,6 +321,11 @@ def test_tests_are_selected_through_fixtures_overrides_and_set_up(repo_dir: Path
     library, attribute = "tests.test_client.test_through_the_library", "tests.test_client.test_through_an_attribute"
     assert selected("lib.client.Client.request") == {library: "calls"}
     assert selected("lib.client.Client.helper") == {library: "module name", attribute: "module name"}
+    # A callable the library class holds (Client's methods use an App) runs when the library's
+    # own methods are called, not wherever an App is built; constructing the library object
+    # (super().__init__()) does not run it either.
+    assert selected("lib.app.App.handle") == {library: "calls"}
+    assert selected("lib.app.App.name") == {"tests.test_app.test_builds_the_app": "calls"}
     # `tag.check` resolves to Tag.check; DictTag.check runs there too.
     assert selected("lib.tags.DictTag.check") == {"tests.test_tags.test_tagging": "calls"}
     # A base class's setUp runs before each test of its subclasses; an autouse fixture before
