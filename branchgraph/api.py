@@ -738,7 +738,8 @@ class Workspace(_OpenStores):
                 changes = changed_symbols(diff_files(s.repo, base, head))
             else:
                 changes = changed_symbols(worktree_files(s.repo, s.root, staged=staged))
-            return analyze(self.graph, s.name, s.branch, s.record.indexed_commit, changes, depth)
+            state = f"{s.record.indexed_commit} {s.record.indexed_at.isoformat()}"
+            return analyze(self.graph, s.name, s.branch, s.record.indexed_commit, changes, depth, state)
 
     def check(
         self,

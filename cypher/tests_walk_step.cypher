@@ -12,6 +12,7 @@
 // param ids: node ids of functions, methods or classes (a list)
 // param implicit: method names the language calls by itself (a list) [default: []]
 // param setups: set-up method names a test framework runs before each test of the class (a list) [default: []]
+// param rows: the most symbols one step returns [default: 100000]
 UNWIND $ids AS id
 CALL (id) {
   MATCH (t:Function {id: id}) RETURN t UNION MATCH (t:Method {id: id}) RETURN t
@@ -105,7 +106,9 @@ CALL (t) {
          WHERE d CONTAINS 'property' OR d ENDS WITH '.setter' OR d ENDS WITH '.getter')))
   RETURN u
 }
-// One row per symbol reached (many paths lead to a busy one), with the ids it was reached from.
+// One entry per symbol reached (many paths lead to a busy one), with the ids it was reached
+// from, all in one record: a step can reach thousands, and reading a record each costs more.
 WITH u, collect(DISTINCT id) AS targets
-RETURN targets, u.id AS id, labels(u)[0] AS kind, u.qualname AS qualname, u.name AS name,
-       u.path AS path, u.start_line AS start_line, u.end_line AS end_line, coalesce(u.is_test, false) AS is_test
+LIMIT $rows
+RETURN collect({targets: targets, id: u.id, kind: labels(u)[0], qualname: u.qualname, name: u.name, path: u.path,
+                start_line: u.start_line, end_line: u.end_line, is_test: coalesce(u.is_test, false)}) AS reached

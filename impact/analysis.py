@@ -88,9 +88,16 @@ class ImpactReport:
 
 
 def analyze(
-    graph: GraphReader, repo: str, branch: str, commit: str, changes: list[ChangedSymbol], depth: int
+    graph: GraphReader,
+    repo: str,
+    branch: str,
+    commit: str,
+    changes: list[ChangedSymbol],
+    depth: int,
+    state: str | None = None,
 ) -> ImpactReport:
-    """The impact of ``changes`` on the branch as indexed at ``commit``."""
+    """The impact of ``changes`` on the branch as indexed at ``commit`` (``state``: which
+    indexing of it, for what test selection keeps between answers)."""
     found = {
         row["qualname"]: row
         for row in graph.named_query(
@@ -107,7 +114,7 @@ def analyze(
         )
     start = {row["id"]: row["qualname"] for row in found.values()}
     report.impacted = users_of(graph, start, depth)
-    tests_to_run(graph, repo, branch, start, {row["id"]: row["path"] for row in found.values()}, report)
+    tests_to_run(graph, repo, branch, start, {row["id"]: row["path"] for row in found.values()}, report, state)
     names = sorted({c.name for c in changes})
     for row in graph.named_query("impact_unknowns", {"repo": repo, "branch": branch, "names": names}, limit=5000):
         unknown = Unknown(row["path"], row["user"], row["raw"], row["line"], row["edge"])
@@ -168,10 +175,16 @@ def users_of(graph: GraphReader, start: dict[str, str], depth: int) -> list[Impa
 
 
 def tests_to_run(
-    graph: GraphReader, repo: str, branch: str, start: dict[str, str], paths: dict[str, str], report: ImpactReport
+    graph: GraphReader,
+    repo: str,
+    branch: str,
+    start: dict[str, str],
+    paths: dict[str, str],
+    report: ImpactReport,
+    state: str | None = None,
 ) -> None:
     """The tests to run (``test_selection.py``), as the report lists them."""
-    selection = select_tests(graph, repo, branch, start, paths)
+    selection = select_tests(graph, repo, branch, start, paths, state)
     report.tests = [
         TestToRun(t.qualname, t.path, t.start_line, t.end_line, t.depth, t.via, t.pytest_id, t.evidence)
         for t in selection.tests

@@ -19,7 +19,8 @@ and for the held-out projects.
 
 from __future__ import annotations
 
-from collections import deque
+import threading
+from collections import OrderedDict, deque
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import PurePosixPath
@@ -85,8 +86,12 @@ class Selection:
     complete: bool  # False: the walk hit MAX_WALK
 
 
-def select_tests(graph: GraphReader, repo: str, branch: str, start: dict[str, str], paths: dict[str, str]) -> Selection:
-    """The tests to run when the symbols ``start`` (id -> qualname, ``paths`` id -> file) change."""
+def select_tests(
+    graph: GraphReader, repo: str, branch: str, start: dict[str, str], paths: dict[str, str], state: str | None = None
+) -> Selection:
+    """The tests to run when the symbols ``start`` (id -> qualname, ``paths`` id -> file) change.
+    ``state`` names the indexed state of the branch (its commit and when it was indexed): what
+    the fallback reads of the whole branch is kept for the next change asked about in that state."""
     # Every symbol reached carries the changed symbols it was reached from, so one walk
     # serves a whole diff and each changed symbol still learns whether it reached a test.
     origins: dict[str, set[str]] = {node_id: {node_id} for node_id in start}
@@ -99,7 +104,7 @@ def select_tests(graph: GraphReader, repo: str, branch: str, start: dict[str, st
         if len(origins) > MAX_WALK:
             complete = False
             break
-        rows = graph.named_query(
+        (step,) = graph.named_query(
             "tests_walk_step",
             {
                 "repo": repo,
@@ -107,9 +112,10 @@ def select_tests(graph: GraphReader, repo: str, branch: str, start: dict[str, st
                 "ids": sorted(frontier),
                 "implicit": IMPLICIT_METHODS,
                 "setups": SETUP_METHODS,
+                "rows": STEP_ROWS,
             },
-            limit=STEP_ROWS,
         )
+        rows = step["reached"]
         if len(rows) >= STEP_ROWS:
             complete = False  # the step was cut at the row limit: what it found still counts
         frontier = set()
@@ -142,7 +148,7 @@ def select_tests(graph: GraphReader, repo: str, branch: str, start: dict[str, st
     fallback = start if not complete else {node_id: q for node_id, q in start.items() if node_id not in tested}
     if fallback:
         files = {fallback[node_id]: paths[node_id] for node_id in sorted(fallback) if node_id in paths}
-        for test in _fallback(graph, repo, branch, files):
+        for test in _fallback(_test_files(graph, repo, branch, state), files):
             chosen.setdefault(test.qualname, test)
     return Selection(sorted(chosen.values(), key=lambda t: (t.depth, t.qualname)), complete)
 
@@ -151,18 +157,51 @@ def _is_test(row: dict[str, Any]) -> bool:
     return bool(row["is_test"]) and row["kind"] in ("Function", "Method") and (row["name"] or "").startswith("test")
 
 
-def _fallback(graph: GraphReader, repo: str, branch: str, untested: dict[str, str]) -> Iterable[SelectedTest]:
-    """For each changed symbol no walk reached a test from (qualname -> its file): the tests of
-    the test files named after its module, else of the test files that import its file."""
+@dataclass(frozen=True, slots=True)
+class _TestFiles:
+    """What the fallback needs of a branch: the tests of each test file, and what each file imports."""
+
+    tests_of: dict[str, list[dict[str, Any]]]
+    closure: _ImportClosure
+
+
+# The test files of the branches asked about lately, by (repo, branch, indexed state): reading
+# them is most of an answer's time on a large repository (django: 2,900 files), and they do
+# not change until the branch is indexed again.
+_TEST_FILES: OrderedDict[tuple[str, str, str], _TestFiles] = OrderedDict()
+_TEST_FILES_KEPT = 8
+_TEST_FILES_LOCK = threading.Lock()
+
+
+def _test_files(graph: GraphReader, repo: str, branch: str, state: str | None) -> _TestFiles:
+    key = (repo, branch, state) if state is not None else None
+    if key is not None:
+        with _TEST_FILES_LOCK:
+            known = _TEST_FILES.get(key)
+            if known is not None:
+                _TEST_FILES.move_to_end(key)
+                return known
     files = graph.named_query("test_files_imports", {"repo": repo, "branch": branch}, limit=1_000_000)
     imports = {f["path"]: set(f["imports"]) for f in files}
     tests_of = {f["path"]: [t for t in f["tests"] if t] for f in files if any(f["tests"])}
-    closure = _ImportClosure(imports)
+    found = _TestFiles(tests_of, _ImportClosure(imports))
+    if key is not None:
+        with _TEST_FILES_LOCK:
+            _TEST_FILES[key] = found
+            while len(_TEST_FILES) > _TEST_FILES_KEPT:
+                _TEST_FILES.popitem(last=False)
+    return found
+
+
+def _fallback(test_files: _TestFiles, untested: dict[str, str]) -> Iterable[SelectedTest]:
+    """For each changed symbol no walk reached a test from (qualname -> its file): the tests of
+    the test files named after its module, else of the test files that import its file."""
+    tests_of = test_files.tests_of
     for qualname, path in sorted(untested.items()):
         named = [t for t in tests_of if _named_after(t, path)]
         evidence = EVIDENCE_MODULE_NAME
         if not named:
-            named = [t for t in tests_of if path in closure.of(t)]
+            named = [t for t in tests_of if path in test_files.closure.of(t)]
             evidence = EVIDENCE_IMPORTS
         for test_file in sorted(named):
             for t in tests_of[test_file]:
@@ -181,7 +220,8 @@ def _named_after(test_file: str, path: str) -> bool:
 
 
 class _ImportClosure:
-    """The files a file imports, directly or through the files it imports (memoised)."""
+    """The files a file imports, directly or through the files it imports (memoised; shared by
+    the threads of a server, where two computing one closure at once compute the same set)."""
 
     def __init__(self, imports: dict[str, set[str]]):
         self.imports = imports
