@@ -69,21 +69,27 @@ def main() -> None:
         try:
             summary = api.ingest(root, config=config)
             with api.Workspace(root, config=config) as ws:
+                # Users counted by the one query, so that no impact answer is kept before the
+                # first one timed below.
                 wide = []
                 for qualname in busiest_functions(ws, summary.repo):
-                    report = api.impact(root, symbols=[qualname], config=config)
-                    if len(report.impacted) > 100:
-                        wide.append((qualname, len(report.impacted), len(report.tests)))
+                    users = len(ws.named("impact_upstream", {"qualnames": [qualname], "depth": 3}))
+                    if users > 100:
+                        wide.append((qualname, users))
                 print(f"{package} {version}: {len(wide)} functions with over 100 users within 3 hops")
-                for qualname, users, tests in wide[:5]:
-                    ours = [ms(lambda q=qualname: api.impact(root, symbols=[q], config=config)) for _ in range(RUNS)]
+                for qualname, users in wide[:5]:
+                    # As a server answers (the HTTP and MCP servers hold one workspace): the
+                    # first answer reads the walk from the graph, the repeats find it kept.
+                    first = ms(lambda q=qualname: ws.impact(symbols=[q]))
+                    ours = [ms(lambda q=qualname: ws.impact(symbols=[q])) for _ in range(RUNS)]
+                    tests = len(ws.impact(symbols=[qualname]).tests)
                     query = [
                         ms(lambda q=qualname: ws.named("impact_upstream", {"qualnames": [q], "depth": 3}))
                         for _ in range(RUNS)
                     ]
                     print(
-                        f"  {qualname}: {users} users, {tests} tests; impact p50 {statistics.median(ours):.0f} ms, "
-                        f"p95 {percentile(ours, 95):.0f} ms (target 200); one Cypher query for the walk "
+                        f"  {qualname}: {users} users, {tests} tests; impact first {first:.0f} ms, then p50 "
+                        f"{statistics.median(ours):.0f} ms, p95 {percentile(ours, 95):.0f} ms (target 200); one Cypher query for the walk "
                         f"p50 {statistics.median(query):.0f} ms (ratio {statistics.median(ours) / statistics.median(query):.2f})"
                     )
             change_files(root, 10, seed=11)

@@ -11,13 +11,16 @@ from typing import Any
 
 from branchgraph.graph.protocols import GraphReader
 from branchgraph.impact.changes import ADDED, DELETED, SIGNATURE, ChangedSymbol
-from branchgraph.impact.test_selection import MAX_WALK, select_tests
+from branchgraph.impact.state_memo import StateMemo, memo_for, per_node
+from branchgraph.impact.test_selection import MAX_WALK, TestToRun, select_tests
 
 TIERS = {1: "will_break", 2: "likely_affected"}
 FAR_TIER = "may_need_testing"
 RISKS = ("low", "medium", "high", "critical")
 # A change with this many direct users, or this many users in all, is a high risk.
 _HIGH_DIRECT, _HIGH_TOTAL = 10, 50
+# Rows one level of users may return.
+_STEP_ROWS = 100_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,18 +35,6 @@ class Impacted:
     tier: str
     via: list[str]  # qualnames from this symbol down to the changed one
     lines: list[int]  # where this symbol uses the next one on ``via`` (every call site)
-
-
-@dataclass(frozen=True, slots=True)
-class TestToRun:
-    qualname: str
-    path: str
-    start_line: int | None
-    end_line: int | None
-    depth: int
-    via: list[str]
-    pytest_id: str  # path::Class::test, what `pytest` takes on its command line
-    evidence: str  # "calls" (the walk reached it), "module name" or "imports" (fallbacks)
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,10 +104,15 @@ def analyze(
             f"(e.g. {missing[0].qualname}): index the branch at the change's base or head for their users"
         )
     start = {row["id"]: row["qualname"] for row in found.values()}
-    report.impacted = users_of(graph, start, depth)
-    tests_to_run(graph, repo, branch, start, {row["id"]: row["path"] for row in found.values()}, report, state)
+    memo = memo_for(repo, branch, state)
+    report.impacted = users_of(graph, start, depth, memo)
+    tests_to_run(graph, repo, branch, start, {row["id"]: row["path"] for row in found.values()}, report, memo)
     names = sorted({c.name for c in changes})
-    for row in graph.named_query("impact_unknowns", {"repo": repo, "branch": branch, "names": names}, limit=5000):
+    unknowns = memo.value(
+        "impact_unknowns " + " ".join(names),
+        lambda: graph.named_query("impact_unknowns", {"repo": repo, "branch": branch, "names": names}, limit=5000),
+    )
+    for row in unknowns:
         unknown = Unknown(row["path"], row["user"], row["raw"], row["line"], row["edge"])
         report.unknowns.setdefault(unknown.path, []).append(unknown)
     if report.unknowns:
@@ -141,15 +137,24 @@ def _changed_row(change: ChangedSymbol, node: dict[str, Any] | None) -> dict[str
     }
 
 
-def users_of(graph: GraphReader, start: dict[str, str], depth: int) -> list[Impacted]:
+def users_of(graph: GraphReader, start: dict[str, str], depth: int, memo: StateMemo | None = None) -> list[Impacted]:
     """Callers and subclasses level by level; each keeps the first (shortest) path found."""
     via: dict[str, list[str]] = {node_id: [qualname] for node_id, qualname in start.items()}
     out: list[Impacted] = []
     frontier = list(start)
+
+    def fetch(ids: list[str]) -> tuple[dict[str, list[dict[str, Any]]], bool]:
+        rows = graph.named_query("impact_step", {"ids": ids}, limit=_STEP_ROWS)
+        found: dict[str, list[dict[str, Any]]] = {node: [] for node in ids}
+        for row in rows:
+            found[row["target"]].append(row)
+        return found, len(rows) < _STEP_ROWS
+
     for level in range(1, depth + 1):
         if not frontier:
             break
-        rows = graph.named_query("impact_step", {"ids": frontier}, limit=100_000)
+        users, _ = per_node(memo or StateMemo(), "impact_step", frontier, fetch)
+        rows = [row for node in frontier for row in users[node]]
         frontier = []
         for row in sorted(rows, key=lambda r: (r["qualname"] or "", r["target"])):
             if row["id"] in via:
@@ -181,14 +186,11 @@ def tests_to_run(
     start: dict[str, str],
     paths: dict[str, str],
     report: ImpactReport,
-    state: str | None = None,
+    memo: StateMemo | None = None,
 ) -> None:
     """The tests to run (``test_selection.py``), as the report lists them."""
-    selection = select_tests(graph, repo, branch, start, paths, state)
-    report.tests = [
-        TestToRun(t.qualname, t.path, t.start_line, t.end_line, t.depth, t.via, t.pytest_id, t.evidence)
-        for t in selection.tests
-    ]
+    selection = select_tests(graph, repo, branch, start, paths, memo)
+    report.tests = selection.tests
     if not selection.complete:
         report.exact = False
         report.notes.append(

@@ -19,15 +19,15 @@ and for the held-out projects.
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict, deque
-from collections.abc import Iterable
+import functools
+from collections import deque
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any
 
 from branchgraph.core.languages import language_for_path
 from branchgraph.graph.protocols import GraphReader
+from branchgraph.impact.state_memo import StateMemo, per_node
 
 # Methods Python runs without a call by their name: when the class is constructed, called,
 # iterated, compared, printed, used as a context manager or a descriptor, ... Such a method
@@ -61,41 +61,56 @@ EVIDENCE_IMPORTS = "imports"  # a test file importing the changed symbol's file
 
 
 @dataclass(frozen=True, slots=True)
-class SelectedTest:
+class TestToRun:
     qualname: str
     path: str
     start_line: int | None
     end_line: int | None
     depth: int  # hops of the walk (0 for a fallback)
     via: list[str]  # from the test down to the changed symbol (a fallback: the test, the changed symbol)
-    evidence: str
+    pytest_id: str  # path::Class::test, what `pytest` takes on its command line
+    evidence: str  # "calls" (the walk reached it), "module name" or "imports" (fallbacks)
 
-    @property
-    def pytest_id(self) -> str:
-        """``path::Class::test``, what `pytest` takes on its command line."""
-        spec = language_for_path(self.path)
-        module = spec.conventions.module_name(self.path) if spec else ""
-        q = self.qualname
-        local = q[len(module) + 1 :] if module and q.startswith(module + ".") else q
-        return "::".join([self.path, *local.split(".")])
+
+def _test_to_run(
+    qualname: str, path: str, start_line: int | None, end_line: int | None, depth: int, via: list[str], evidence: str
+) -> TestToRun:
+    module = _module_name(path)
+    local = qualname[len(module) + 1 :] if module and qualname.startswith(module + ".") else qualname
+    pytest_id = "::".join([path, *local.split(".")])
+    return TestToRun(qualname, path, start_line, end_line, depth, via, pytest_id, evidence)
+
+
+@functools.lru_cache(maxsize=65_536)
+def _module_name(path: str) -> str:
+    """The module a test file is (a central change selects thousands of tests in a few files)."""
+    spec = language_for_path(path)
+    return spec.conventions.module_name(path) if spec else ""
 
 
 @dataclass(frozen=True, slots=True)
 class Selection:
-    tests: list[SelectedTest]
+    tests: list[TestToRun]
     complete: bool  # False: the walk hit MAX_WALK
 
 
 def select_tests(
-    graph: GraphReader, repo: str, branch: str, start: dict[str, str], paths: dict[str, str], state: str | None = None
+    graph: GraphReader,
+    repo: str,
+    branch: str,
+    start: dict[str, str],
+    paths: dict[str, str],
+    memo: StateMemo | None = None,
 ) -> Selection:
-    """The tests to run when the symbols ``start`` (id -> qualname, ``paths`` id -> file) change.
-    ``state`` names the indexed state of the branch (its commit and when it was indexed): what
-    the fallback reads of the whole branch is kept for the next change asked about in that state."""
+    """The tests to run when the symbols ``start`` (id -> qualname, ``paths`` id -> file) change;
+    ``memo``: what was read of this indexed state of the branch before (``state_memo.py``)."""
+    memo = memo or StateMemo()
     # Every symbol reached carries the changed symbols it was reached from, so one walk
     # serves a whole diff and each changed symbol still learns whether it reached a test.
-    origins: dict[str, set[str]] = {node_id: {node_id} for node_id in start}
-    via: dict[str, list[str]] = {node_id: [qualname] for node_id, qualname in start.items()}
+    # (Frozen sets: most symbols share their one target's, and a central change reaches
+    # thousands.)
+    origins: dict[str, frozenset[str]] = {node_id: frozenset((node_id,)) for node_id in start}
+    parent: dict[str, str] = {}  # the symbol a reached one was first reached from: its `via`
     depth: dict[str, int] = dict.fromkeys(start, 0)
     rows_of: dict[str, dict[str, Any]] = {}
     frontier = set(start)
@@ -104,57 +119,91 @@ def select_tests(
         if len(origins) > MAX_WALK:
             complete = False
             break
-        (step,) = graph.named_query(
-            "tests_walk_step",
-            {
-                "repo": repo,
-                "branch": branch,
-                "ids": sorted(frontier),
-                "implicit": IMPLICIT_METHODS,
-                "setups": SETUP_METHODS,
-                "rows": STEP_ROWS,
-            },
-        )
-        rows = step["reached"]
-        if len(rows) >= STEP_ROWS:
+        rows, cut = _step(graph, repo, branch, frontier, memo)
+        if cut:
             complete = False  # the step was cut at the row limit: what it found still counts
         frontier = set()
-        for row in sorted(rows, key=lambda r: (r["qualname"] or "", r["id"])):
+        for row, targets in rows:
             node = row["id"]
-            targets = sorted(row["targets"])
-            gained = set().union(*(origins[t] for t in targets)) - origins.get(node, set())
-            if not gained:
-                continue
-            if node not in origins:
-                origins[node] = set()
-                via[node] = [row["qualname"] or row["path"], *via[targets[0]]]
+            reaching = origins[targets[0]] if len(targets) == 1 else frozenset().union(*(origins[t] for t in targets))
+            had = origins.get(node)
+            if had is None:
+                origins[node] = reaching
+                parent[node] = targets[0]
                 depth[node] = depth[targets[0]] + 1
                 rows_of[node] = row
-            origins[node] |= gained
+            elif reaching <= had:
+                continue
+            else:
+                origins[node] = had | reaching
             if row["kind"] != "File":  # a module-level use runs when the module is imported
                 frontier.add(node)
-    chosen: dict[str, SelectedTest] = {}
+
+    def via(node: str) -> list[str]:
+        path = []
+        while node in parent:
+            path.append(rows_of[node]["qualname"] or rows_of[node]["path"])
+            node = parent[node]
+        return [*path, start[node]]
+
+    chosen: dict[str, TestToRun] = {}
     tested: set[str] = set()
-    for node, row in sorted(rows_of.items(), key=lambda item: (depth[item[0]], item[1]["qualname"] or "")):
-        if not _is_test(row):
-            continue
+    tests = [(node, row) for node, row in rows_of.items() if _is_test(row)]
+    for node, row in sorted(tests, key=lambda item: (depth[item[0]], item[1]["qualname"] or "")):
         tested |= origins[node]
         if row["qualname"] not in chosen:
-            chosen[row["qualname"]] = SelectedTest(
-                row["qualname"], row["path"], row["start_line"], row["end_line"], depth[node], via[node], EVIDENCE_CALLS
+            chosen[row["qualname"]] = _test_to_run(
+                row["qualname"], row["path"], row["start_line"], row["end_line"], depth[node], via(node), EVIDENCE_CALLS
             )
     # A change no test reaches, or one too central to follow to the end (its walk reached
     # MAX_WALK symbols: most of the repository runs it), gets the fallback's tests as well.
     fallback = start if not complete else {node_id: q for node_id, q in start.items() if node_id not in tested}
     if fallback:
         files = {fallback[node_id]: paths[node_id] for node_id in sorted(fallback) if node_id in paths}
-        for test in _fallback(_test_files(graph, repo, branch, state), files):
-            chosen.setdefault(test.qualname, test)
+        test_files = memo.value("test_files", lambda: _test_files(graph, repo, branch))
+        _add_fallback(chosen, test_files, files)
     return Selection(sorted(chosen.values(), key=lambda t: (t.depth, t.qualname)), complete)
 
 
 def _is_test(row: dict[str, Any]) -> bool:
     return bool(row["is_test"]) and row["kind"] in ("Function", "Method") and (row["name"] or "").startswith("test")
+
+
+def _step(
+    graph: GraphReader, repo: str, branch: str, frontier: set[str], memo: StateMemo
+) -> tuple[list[tuple[dict[str, Any], list[str]]], bool]:
+    """What runs the symbols of ``frontier``: each symbol reached, with the frontier ids it was
+    reached from (sorted), in a stable order; and whether the step was cut at its row limit."""
+
+    def fetch(ids: list[str]) -> tuple[dict[str, list[dict[str, Any]]], bool]:
+        (step,) = graph.named_query(
+            "tests_walk_step",
+            {
+                "repo": repo,
+                "branch": branch,
+                "ids": ids,
+                "implicit": IMPLICIT_METHODS,
+                "setups": SETUP_METHODS,
+                "rows": STEP_ROWS,
+            },
+        )
+        found: dict[str, list[dict[str, Any]]] = {node: [] for node in ids}
+        for entry in step["reached"]:
+            # Without its list of targets an entry holds only strings and numbers, and the
+            # garbage collector stops tracking it: kept, it is not scanned again and again.
+            for target in entry.pop("targets"):
+                found[target].append(entry)
+        return found, len(step["reached"]) < STEP_ROWS
+
+    reached, complete = per_node(memo, "tests_walk_step", frontier, fetch)
+    rows: dict[str, tuple[dict[str, Any], list[str]]] = {}
+    for node in sorted(reached):
+        for entry in reached[node]:
+            if entry["id"] in rows:
+                rows[entry["id"]][1].append(node)
+            else:
+                rows[entry["id"]] = (entry, [node])
+    return sorted(rows.values(), key=lambda r: (r[0]["qualname"] or "", r[0]["id"])), not complete
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,37 +214,17 @@ class _TestFiles:
     closure: _ImportClosure
 
 
-# The test files of the branches asked about lately, by (repo, branch, indexed state): reading
-# them is most of an answer's time on a large repository (django: 2,900 files), and they do
-# not change until the branch is indexed again.
-_TEST_FILES: OrderedDict[tuple[str, str, str], _TestFiles] = OrderedDict()
-_TEST_FILES_KEPT = 8
-_TEST_FILES_LOCK = threading.Lock()
-
-
-def _test_files(graph: GraphReader, repo: str, branch: str, state: str | None) -> _TestFiles:
-    key = (repo, branch, state) if state is not None else None
-    if key is not None:
-        with _TEST_FILES_LOCK:
-            known = _TEST_FILES.get(key)
-            if known is not None:
-                _TEST_FILES.move_to_end(key)
-                return known
+def _test_files(graph: GraphReader, repo: str, branch: str) -> _TestFiles:
     files = graph.named_query("test_files_imports", {"repo": repo, "branch": branch}, limit=1_000_000)
     imports = {f["path"]: set(f["imports"]) for f in files}
     tests_of = {f["path"]: [t for t in f["tests"] if t] for f in files if any(f["tests"])}
-    found = _TestFiles(tests_of, _ImportClosure(imports))
-    if key is not None:
-        with _TEST_FILES_LOCK:
-            _TEST_FILES[key] = found
-            while len(_TEST_FILES) > _TEST_FILES_KEPT:
-                _TEST_FILES.popitem(last=False)
-    return found
+    return _TestFiles(tests_of, _ImportClosure(imports))
 
 
-def _fallback(test_files: _TestFiles, untested: dict[str, str]) -> Iterable[SelectedTest]:
+def _add_fallback(chosen: dict[str, TestToRun], test_files: _TestFiles, untested: dict[str, str]) -> None:
     """For each changed symbol no walk reached a test from (qualname -> its file): the tests of
-    the test files named after its module, else of the test files that import its file."""
+    the test files named after its module, else of the test files that import its file (those
+    not chosen already)."""
     tests_of = test_files.tests_of
     for qualname, path in sorted(untested.items()):
         named = [t for t in tests_of if _named_after(t, path)]
@@ -205,9 +234,10 @@ def _fallback(test_files: _TestFiles, untested: dict[str, str]) -> Iterable[Sele
             evidence = EVIDENCE_IMPORTS
         for test_file in sorted(named):
             for t in tests_of[test_file]:
-                yield SelectedTest(
-                    t["qualname"], test_file, t["start_line"], t["end_line"], 0, [t["qualname"], qualname], evidence
-                )
+                if t["qualname"] not in chosen:
+                    chosen[t["qualname"]] = _test_to_run(
+                        t["qualname"], test_file, t["start_line"], t["end_line"], 0, [t["qualname"], qualname], evidence
+                    )
 
 
 def _named_after(test_file: str, path: str) -> bool:

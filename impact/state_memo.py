@@ -1,0 +1,92 @@
+"""What impact analysis read of one indexed state of a branch, kept for the answers that follow
+in that state (the HTTP and MCP servers, a benchmark, an agent asking about one change after
+another): a branch's graph does not change until the branch is indexed again, and on a large
+repository most of an answer's time goes to reading the same central part of it again.
+
+A state is named by whoever knows it (the branch's indexed commit and when it was indexed);
+without a name, what is read is kept for one answer only."""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Iterable
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+# The states asked about lately, by (repo, branch, state), and the entries one keeps at most
+# (an entry: one symbol reached from another; django's most central change reads 10,000).
+_STATES_KEPT = 4
+_ENTRIES_KEPT = 500_000
+_VALUES_KEPT = 10_000
+
+
+class StateMemo:
+    """Per table, what a node id leads to; and single values computed once."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._tables: dict[str, dict[str, list[Any]]] = {}
+        self._values: dict[str, Any] = {}
+        self._entries = 0
+
+    def kept(self, table: str, ids: Iterable[str]) -> dict[str, list[Any]]:
+        with self._lock:
+            rows = self._tables.get(table, {})
+            return {node: rows[node] for node in ids if node in rows}
+
+    def keep(self, table: str, found: dict[str, list[Any]]) -> None:
+        with self._lock:
+            rows = self._tables.setdefault(table, {})
+            for node, entries in found.items():
+                if self._entries + len(entries) > _ENTRIES_KEPT:
+                    return  # full: later answers read the rest again
+                rows[node] = entries
+                self._entries += len(entries)
+
+    def value(self, name: str, compute: Callable[[], T]) -> T:
+        with self._lock:
+            if name in self._values:
+                return self._values[name]
+        found = compute()  # outside the lock: two threads may compute it once each
+        with self._lock:
+            if len(self._values) >= _VALUES_KEPT:
+                return found
+            return self._values.setdefault(name, found)
+
+
+_MEMOS: OrderedDict[tuple[str, str, str], StateMemo] = OrderedDict()
+_MEMOS_LOCK = threading.Lock()
+
+
+def memo_for(repo: str, branch: str, state: str | None) -> StateMemo:
+    if state is None:
+        return StateMemo()
+    key = (repo, branch, state)
+    with _MEMOS_LOCK:
+        memo = _MEMOS.get(key)
+        if memo is None:
+            memo = _MEMOS[key] = StateMemo()
+            while len(_MEMOS) > _STATES_KEPT:
+                _MEMOS.popitem(last=False)
+        _MEMOS.move_to_end(key)
+        return memo
+
+
+def per_node(
+    memo: StateMemo, table: str, ids: Iterable[str], fetch: Callable[[list[str]], tuple[dict[str, list[T]], bool]]
+) -> tuple[dict[str, list[T]], bool]:
+    """What each of ``ids`` leads to — what is kept, and ``fetch`` (one read) for the others —
+    and whether that is all. ``fetch`` returns an entry list for each id it was given, and
+    whether its read was complete: one cut at a row limit is used once, not kept."""
+    wanted = set(ids)
+    found = memo.kept(table, wanted)
+    missing = sorted(wanted - found.keys())
+    complete = True
+    if missing:
+        read, complete = fetch(missing)
+        if complete:
+            memo.keep(table, read)
+        found.update(read)
+    return found, complete
