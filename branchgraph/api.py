@@ -48,6 +48,7 @@ from branchgraph.impact.changes import (
 )
 from branchgraph.impact.check import Finding, to_sarif, to_text, unresolved_in
 from branchgraph.impact.render import diff_markdown, diff_mermaid, to_markdown, to_mermaid
+from branchgraph.impact.state_memo import memo_for
 from branchgraph.ingest.on_the_fly import symbols_at
 from branchgraph.ingest.pipeline import (
     IngestOptions,
@@ -738,8 +739,8 @@ class Workspace(_OpenStores):
                 changes = changed_symbols(diff_files(s.repo, base, head))
             else:
                 changes = changed_symbols(worktree_files(s.repo, s.root, staged=staged))
-            state = f"{s.record.indexed_commit} {s.record.indexed_at.isoformat()}"
-            return analyze(self.graph, s.name, s.branch, s.record.indexed_commit, changes, depth, state)
+            memo = memo_for(s.name, s.branch, _state(s.record))
+            return analyze(self.graph, s.name, s.branch, s.record.indexed_commit, changes, depth, memo)
 
     def check(
         self,
@@ -769,7 +770,7 @@ class Workspace(_OpenStores):
     def diff(self, base: str, head: str, *, repo: str | None = None) -> BranchDiff:
         """See ``diff``."""
         with self.reading(repo, base) as b, self.reading(repo, head) as h:
-            return diff_branches(self.graph, b.name, b.branch, h.branch)
+            return diff_branches(self.graph, b.name, b.branch, h.branch, memo_for(h.name, h.branch, _state(h.record)))
 
     def status(self, repo: str | None = None) -> list[BranchStatus]:
         return _statuses(self.resolve_repo(repo), self.graph, self.pg)
@@ -1065,6 +1066,12 @@ def impact(
     followed up to ``depth`` hops (1 to 5) through CALLS and INHERITS_FROM."""
     with Workspace(path, config=config) as ws:
         return ws.impact(branch=branch, symbols=symbols, diff=diff, staged=staged, worktree=worktree, depth=depth)
+
+
+def _state(record: BranchRecord) -> str:
+    """Which indexing of a branch a record describes: what impact analysis read of it is kept
+    until the branch is indexed again (``impact/state_memo.py``)."""
+    return f"{record.indexed_commit} {record.indexed_at.isoformat()}"
 
 
 def _named_changes(ws: Workspace, s: _BranchSession, qualnames: list[str]) -> list[ChangedSymbol]:

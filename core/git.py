@@ -20,8 +20,8 @@ from dulwich.diff_tree import (
     RenameDetector,
     tree_changes,
 )
-from dulwich.errors import NotGitRepository
-from dulwich.object_store import iter_tree_contents
+from dulwich.errors import NotGitRepository, NotTreeError
+from dulwich.object_store import iter_tree_contents, tree_lookup_path
 from dulwich.objects import Blob, Commit, ObjectID
 from dulwich.objectspec import parse_commit
 from dulwich.refs import Ref
@@ -125,6 +125,17 @@ def tree_files(repo: Repo, commit: Commit) -> Iterator[TreeFile]:
     """Every tracked file of the commit (blobs, symlinks and gitlinks), in path order."""
     for entry in iter_tree_contents(repo.object_store, commit.tree):
         yield TreeFile(entry.path.decode("utf-8", "surrogateescape"), entry.mode, entry.sha.decode("ascii"))
+
+
+def blob_at(repo: Repo, commit: Commit, path: str) -> bytes | None:
+    """The bytes of the file at ``path`` in the commit (None: no such file), looked up through
+    the trees on its path only, not the whole tree."""
+    try:
+        _, sha = tree_lookup_path(repo.object_store.__getitem__, commit.tree, path.encode("utf-8", "surrogateescape"))
+        blob = repo.object_store[sha]
+    except (KeyError, NotTreeError):  # no such path (or a submodule's commit, not in this store)
+        return None
+    return blob.data if isinstance(blob, Blob) else None
 
 
 def read_blob(repo: Repo, blob_sha: str) -> bytes:

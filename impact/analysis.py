@@ -11,7 +11,7 @@ from typing import Any
 
 from branchgraph.graph.protocols import GraphReader
 from branchgraph.impact.changes import ADDED, DELETED, SIGNATURE, ChangedSymbol
-from branchgraph.impact.state_memo import StateMemo, memo_for, per_node
+from branchgraph.impact.state_memo import StateMemo, per_node
 from branchgraph.impact.test_selection import MAX_WALK, TestToRun, select_tests
 
 TIERS = {1: "will_break", 2: "likely_affected"}
@@ -85,10 +85,10 @@ def analyze(
     commit: str,
     changes: list[ChangedSymbol],
     depth: int,
-    state: str | None = None,
+    memo: StateMemo | None = None,
 ) -> ImpactReport:
-    """The impact of ``changes`` on the branch as indexed at ``commit`` (``state``: which
-    indexing of it, for what test selection keeps between answers)."""
+    """The impact of ``changes`` on the branch as indexed at ``commit``; ``memo``: what was read
+    of this indexed state of the branch before (``state_memo.py``)."""
     found = {
         row["qualname"]: row
         for row in graph.named_query(
@@ -104,7 +104,7 @@ def analyze(
             f"(e.g. {missing[0].qualname}): index the branch at the change's base or head for their users"
         )
     start = {row["id"]: row["qualname"] for row in found.values()}
-    memo = memo_for(repo, branch, state)
+    memo = memo or StateMemo()
     report.impacted = users_of(graph, start, depth, memo)
     tests_to_run(graph, repo, branch, start, {row["id"]: row["path"] for row in found.values()}, report, memo)
     names = sorted({c.name for c in changes})
@@ -139,6 +139,7 @@ def _changed_row(change: ChangedSymbol, node: dict[str, Any] | None) -> dict[str
 
 def users_of(graph: GraphReader, start: dict[str, str], depth: int, memo: StateMemo | None = None) -> list[Impacted]:
     """Callers and subclasses level by level; each keeps the first (shortest) path found."""
+    memo = memo or StateMemo()
     via: dict[str, list[str]] = {node_id: [qualname] for node_id, qualname in start.items()}
     out: list[Impacted] = []
     frontier = list(start)
@@ -153,7 +154,7 @@ def users_of(graph: GraphReader, start: dict[str, str], depth: int, memo: StateM
     for level in range(1, depth + 1):
         if not frontier:
             break
-        users, _ = per_node(memo or StateMemo(), "impact_step", frontier, fetch)
+        users, _ = per_node(memo, "impact_step", frontier, fetch)
         rows = [row for node in frontier for row in users[node]]
         frontier = []
         for row in sorted(rows, key=lambda r: (r["qualname"] or "", r["target"])):

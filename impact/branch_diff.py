@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from branchgraph.graph.protocols import GraphReader
+from branchgraph.impact.state_memo import StateMemo
 from branchgraph.impact.test_selection import select_tests
 
 _LISTED_EDGES = 200  # edges listed per side; the counts by type are always complete
@@ -47,7 +48,8 @@ class BranchDiff:
         }
 
 
-def diff_branches(graph: GraphReader, repo: str, base: str, head: str) -> BranchDiff:
+def diff_branches(graph: GraphReader, repo: str, base: str, head: str, memo: StateMemo | None = None) -> BranchDiff:
+    """``memo``: what was read of the head's indexed state before (``state_memo.py``)."""
     out = BranchDiff(repo, base, head)
     base_files = _files(graph, repo, base)
     head_files = _files(graph, repo, head)
@@ -72,7 +74,7 @@ def diff_branches(graph: GraphReader, repo: str, base: str, head: str) -> Branch
     out.broken = _broken(graph, repo, base, head, [before[k] for k in set(before) - set(after)])
     symbols = [s for group in ("added", "signature", "modified") for s in out.symbols[group]]
     changed = {s["id"]: s["qualname"] for s in symbols}
-    tests = select_tests(graph, repo, head, changed, {s["id"]: s["path"] for s in symbols}).tests
+    tests = select_tests(graph, repo, head, changed, {s["id"]: s["path"] for s in symbols}, memo).tests
     out.tests = [
         {"qualname": t.qualname, "path": t.path, "pytest_id": t.pytest_id, "depth": t.depth, "evidence": t.evidence}
         for t in tests

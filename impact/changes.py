@@ -83,14 +83,11 @@ def added_lines(files: list[FileVersions]) -> dict[str, set[int]]:
 def diff_files(repo: Repo, base: str, head: str) -> list[FileVersions]:
     """Changed files between two commits (renames as a deletion and an addition)."""
     changes = git.diff_commits(repo, base, head, detect_renames=False)
-    base_tree = {f.path: f.blob_sha for f in git.tree_files(repo, git.commit_object(repo, base))}
-    head_tree = {f.path: f.blob_sha for f in git.tree_files(repo, git.commit_object(repo, head))}
-    out = []
-    for path in sorted({*changes.added, *changes.modified, *changes.deleted}):
-        old = git.read_blob(repo, base_tree[path]) if path in base_tree else None
-        new = git.read_blob(repo, head_tree[path]) if path in head_tree else None
-        out.append(FileVersions(path, old, new))
-    return out
+    base_commit, head_commit = git.commit_object(repo, base), git.commit_object(repo, head)
+    return [
+        FileVersions(path, git.blob_at(repo, base_commit, path), git.blob_at(repo, head_commit, path))
+        for path in sorted({*changes.added, *changes.modified, *changes.deleted})
+    ]
 
 
 def worktree_files(repo: Repo, root: Path, staged: bool) -> list[FileVersions]:

@@ -212,13 +212,14 @@ class _TestFiles:
 
     tests_of: dict[str, list[dict[str, Any]]]
     closure: _ImportClosure
+    names: dict[str, str]  # test file -> what it is named after (``_test_file_name``)
 
 
 def _test_files(graph: GraphReader, repo: str, branch: str) -> _TestFiles:
     files = graph.named_query("test_files_imports", {"repo": repo, "branch": branch}, limit=1_000_000)
     imports = {f["path"]: set(f["imports"]) for f in files}
     tests_of = {f["path"]: [t for t in f["tests"] if t] for f in files if any(f["tests"])}
-    return _TestFiles(tests_of, _ImportClosure(imports))
+    return _TestFiles(tests_of, _ImportClosure(imports), {path: _test_file_name(path) for path in tests_of})
 
 
 def _add_fallback(chosen: dict[str, TestToRun], test_files: _TestFiles, untested: dict[str, str]) -> None:
@@ -227,7 +228,8 @@ def _add_fallback(chosen: dict[str, TestToRun], test_files: _TestFiles, untested
     not chosen already)."""
     tests_of = test_files.tests_of
     for qualname, path in sorted(untested.items()):
-        named = [t for t in tests_of if _named_after(t, path)]
+        module = _module_stem(path)
+        named = [t for t, name in test_files.names.items() if module and module in name]
         evidence = EVIDENCE_MODULE_NAME
         if not named:
             named = [t for t in tests_of if path in test_files.closure.of(t)]
@@ -240,13 +242,16 @@ def _add_fallback(chosen: dict[str, TestToRun], test_files: _TestFiles, untested
                     )
 
 
-def _named_after(test_file: str, path: str) -> bool:
-    """``tests/test_config.py`` (or ``config_test.py``) is named after ``flask/config.py``; a
-    package's ``__init__.py`` goes by the package's name."""
+def _module_stem(path: str) -> str:
+    """What a test file named after ``flask/config.py`` mentions (``config``); a package's
+    ``__init__.py`` goes by the package's name."""
     source = PurePosixPath(path)
-    module = (source.parent.name if source.stem == "__init__" else source.stem).lstrip("_")
-    stem = PurePosixPath(test_file).stem.replace("test_", "").replace("_test", "")
-    return bool(module) and module in stem
+    return (source.parent.name if source.stem == "__init__" else source.stem).lstrip("_")
+
+
+def _test_file_name(test_file: str) -> str:
+    """``tests/test_config.py`` (or ``config_test.py``) is named after ``config``."""
+    return PurePosixPath(test_file).stem.replace("test_", "").replace("_test", "")
 
 
 class _ImportClosure:

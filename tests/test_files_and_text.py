@@ -128,3 +128,17 @@ def test_path_history_says_which_files_change_together():
     assert history.cochange("b.py", "a.py") == 2 / 3  # two of a.py's three commits changed b.py
     assert history.cochange("c.py", "b.py") == 1 / 2
     assert history.cochange("a.py", "a.py") == 0.0 and history.cochange("d.py", "a.py") == 0.0
+
+
+def test_a_file_of_a_commit_is_looked_up_by_its_path(tmp_path):
+    from gitrepo import commit_files, init_repo
+
+    from branchgraph.core import git
+
+    repo = init_repo(tmp_path / "r")
+    head = git.commit_object(repo, commit_files(repo, {"pkg/sub/a.py": "a = 1\n", "b.py": "b = 1\n"}))
+    assert git.blob_at(repo, head, "pkg/sub/a.py") == b"a = 1\n"
+    assert git.blob_at(repo, head, "b.py") == b"b = 1\n"
+    assert git.blob_at(repo, head, "pkg/missing.py") is None
+    assert git.blob_at(repo, head, "b.py/a.py") is None  # through a file, not a folder
+    assert git.blob_at(repo, head, "pkg/sub") is None  # a folder is no file
