@@ -32,8 +32,10 @@ CALL (t) {
   UNION
   // An override runs wherever its base's method is called on an instance of the subclass
   // (`for tag in self.order: tag.check(v)` resolves to JSONTag.check and runs TagDict.check):
-  // the walk goes on from the method it overrides, in any in-repo ancestor.
+  // the walk goes on from the method it overrides, in any in-repo ancestor. Not a constructor:
+  // building the base (or another subclass: IntRange beside FloatRange) does not run it.
   MATCH (c:Class)-[:DEFINES]->(t:Method)
+  WHERE NOT t.name IN ['__init__', '__new__', '__post_init__', '__init_subclass__', '__class_getitem__']
   MATCH (c)-[:INHERITS_FROM*1..8]->(:Class)-[:DEFINES]->(u:Method {name: t.name})
   RETURN u
   UNION

@@ -241,7 +241,10 @@ FIXTURE_AND_OVERRIDE_REPO = {
         "class DictTag(Tag):\n    def check(self, value):\n        return isinstance(value, dict)\n\n\n"
         "class Serializer:\n    def __init__(self):\n        self.order: list[Tag] = [DictTag()]\n\n"
         "    def tag(self, value):\n        for tag in self.order:\n            if tag.check(value):\n"
-        "                return tag\n"
+        "                return tag\n\n\n"
+        "class Base:\n    def __init__(self):\n        self.ready = True\n\n\n"
+        "class Left(Base):\n    def __init__(self):\n        super().__init__()\n\n\n"
+        "class Right(Base):\n    pass\n"
     ),
     "tests/__init__.py": "",
     "tests/conftest.py": (
@@ -283,7 +286,8 @@ FIXTURE_AND_OVERRIDE_REPO = {
         "class TestQueries(BaseCase):\n    def test_select(self):\n        assert self.conn\n"
     ),
     "tests/test_tags.py": (
-        "from lib.tags import Serializer\n\n\ndef test_tagging():\n    assert Serializer().tag({})\n"
+        "from lib.tags import Left, Right, Serializer\n\n\ndef test_tagging():\n    assert Serializer().tag({})\n\n\n"
+        "def test_left():\n    assert Left().ready\n\n\ndef test_right():\n    assert Right().ready\n"
     ),
 }
 
@@ -328,6 +332,8 @@ def test_tests_are_selected_through_fixtures_overrides_and_set_up(repo_dir: Path
     assert selected("lib.app.App.name") == {"tests.test_app.test_builds_the_app": "calls"}
     # `tag.check` resolves to Tag.check; DictTag.check runs there too.
     assert selected("lib.tags.DictTag.check") == {"tests.test_tags.test_tagging": "calls"}
+    # A constructor is no override a base's callers run: building a Right does not run Left's.
+    assert selected("lib.tags.Left.__init__") == {"tests.test_tags.test_left": "calls"}
     # A base class's setUp runs before each test of its subclasses; an autouse fixture before
     # each test in its scope.
     assert selected("lib.db.connect") == {"tests.test_db.TestQueries.test_select": "calls"}
