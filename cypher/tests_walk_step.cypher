@@ -12,7 +12,7 @@
 // param ids: node ids of functions, methods or classes (a list)
 // param implicit: method names the language calls by itself (a list) [default: []]
 // param setups: set-up method names a test framework runs before each test of the class (a list) [default: []]
-// param rows: the most symbols one step returns [default: 100000]
+// param rows: the most symbols the step returns (the first by id) [default: 100000]
 UNWIND $ids AS id
 CALL (id) {
   MATCH (t:Function {id: id}) RETURN t UNION MATCH (t:Method {id: id}) RETURN t
@@ -111,6 +111,7 @@ CALL (t) {
 // One entry per symbol reached (many paths lead to a busy one), with the ids it was reached
 // from, all in one record: a step can reach thousands, and reading a record each costs more.
 WITH u, collect(DISTINCT id) AS targets
+ORDER BY u.id
 LIMIT $rows
 RETURN collect({targets: targets, id: u.id, kind: labels(u)[0], qualname: u.qualname, name: u.name, path: u.path,
                 start_line: u.start_line, end_line: u.end_line, is_test: coalesce(u.is_test, false)}) AS reached

@@ -49,11 +49,10 @@ SETUP_METHODS = (
 ).split()
 # The walk stops growing past this many symbols: a change to a core function of a large
 # repository reaches most of it, and following it to the end costs seconds (django's
-# `reverse` reaches 20,000). What it found stays selected, the fallback's tests are added,
-# and the answer is marked inexact.
+# `reverse` reaches 20,000). A step returns no more than the walk has room for (the first by
+# id: the same answer every time); what was found stays selected, the fallback's tests are
+# added, and the answer is marked inexact.
 MAX_WALK = 5_000
-# Rows one step may return (one per symbol it reaches).
-STEP_ROWS = 100_000
 
 EVIDENCE_CALLS = "calls"  # reached by the walk
 EVIDENCE_MODULE_NAME = "module name"  # a test file named after the changed symbol's module
@@ -119,9 +118,7 @@ def select_tests(
         if len(origins) > MAX_WALK:
             complete = False
             break
-        rows, cut = _step(graph, repo, branch, frontier, memo)
-        if cut:
-            complete = False  # the step was cut at the row limit: what it found still counts
+        rows, cut = _step(graph, repo, branch, frontier, memo, MAX_WALK + 1 - len(origins))
         frontier = set()
         for row, targets in rows:
             node = row["id"]
@@ -138,6 +135,9 @@ def select_tests(
                 origins[node] = had | reaching
             if row["kind"] != "File":  # a module-level use runs when the module is imported
                 frontier.add(node)
+        if cut:  # the walk is full: what it found still counts
+            complete = False
+            break
 
     def via(node: str) -> list[str]:
         path = []
@@ -170,10 +170,10 @@ def _is_test(row: dict[str, Any]) -> bool:
 
 
 def _step(
-    graph: GraphReader, repo: str, branch: str, frontier: set[str], memo: StateMemo
+    graph: GraphReader, repo: str, branch: str, frontier: set[str], memo: StateMemo, room: int
 ) -> tuple[list[tuple[dict[str, Any], list[str]]], bool]:
     """What runs the symbols of ``frontier``: each symbol reached, with the frontier ids it was
-    reached from (sorted), in a stable order; and whether the step was cut at its row limit."""
+    reached from (sorted), in a stable order; and whether the step was cut at ``room`` symbols."""
 
     def fetch(ids: list[str]) -> tuple[dict[str, list[dict[str, Any]]], bool]:
         (step,) = graph.named_query(
@@ -184,7 +184,7 @@ def _step(
                 "ids": ids,
                 "implicit": IMPLICIT_METHODS,
                 "setups": SETUP_METHODS,
-                "rows": STEP_ROWS,
+                "rows": room,
             },
         )
         found: dict[str, list[dict[str, Any]]] = {node: [] for node in ids}
@@ -193,7 +193,7 @@ def _step(
             # garbage collector stops tracking it: kept, it is not scanned again and again.
             for target in entry.pop("targets"):
                 found[target].append(entry)
-        return found, len(step["reached"]) < STEP_ROWS
+        return found, len(step["reached"]) < room
 
     reached, complete = per_node(memo, "tests_walk_step", frontier, fetch)
     rows: dict[str, tuple[dict[str, Any], list[str]]] = {}
@@ -203,6 +203,9 @@ def _step(
                 rows[entry["id"]][1].append(node)
             else:
                 rows[entry["id"]] = (entry, [node])
+    if len(rows) > room:  # kept entries beside a read: the same first ones by id as one read gives
+        rows = {node: rows[node] for node in sorted(rows)[:room]}
+        complete = False
     return sorted(rows.values(), key=lambda r: (r[0]["qualname"] or "", r[0]["id"])), not complete
 
 
