@@ -45,15 +45,22 @@ class StateMemo:
                 rows[node] = entries
                 self._entries += len(entries)
 
+    def get(self, name: str) -> Any | None:
+        with self._lock:
+            return self._values.get(name)
+
+    def put(self, name: str, value: Any) -> None:
+        with self._lock:
+            if len(self._values) < _VALUES_KEPT:
+                self._values.setdefault(name, value)
+
     def value(self, name: str, compute: Callable[[], T]) -> T:
-        with self._lock:
-            if name in self._values:
-                return self._values[name]
+        known = self.get(name)
+        if known is not None:
+            return known
         found = compute()  # outside the lock: two threads may compute it once each
-        with self._lock:
-            if len(self._values) >= _VALUES_KEPT:
-                return found
-            return self._values.setdefault(name, found)
+        self.put(name, found)
+        return found
 
 
 _MEMOS: OrderedDict[tuple[str, str, str], StateMemo] = OrderedDict()

@@ -20,6 +20,7 @@ and for the held-out projects.
 from __future__ import annotations
 
 import functools
+import hashlib
 from collections import deque
 from dataclasses import dataclass
 from pathlib import PurePosixPath
@@ -176,6 +177,13 @@ def _step(
     reached from (sorted), in a stable order; and whether the step was cut at ``room`` symbols."""
 
     def fetch(ids: list[str]) -> tuple[dict[str, list[dict[str, Any]]], bool]:
+        # A read cut at the walk's room is not what these nodes reach, so it is not kept per
+        # node; the walk that reads it stops there, and the same walk asked again reads the
+        # same cut: kept as it is.
+        cut_key = f"tests_walk_step {room} " + hashlib.sha1(" ".join(ids).encode()).hexdigest()
+        kept = memo.get(cut_key)
+        if kept is not None:
+            return kept
         (step,) = graph.named_query(
             "tests_walk_step",
             {
@@ -193,7 +201,10 @@ def _step(
             # garbage collector stops tracking it: kept, it is not scanned again and again.
             for target in entry.pop("targets"):
                 found[target].append(entry)
-        return found, len(step["reached"]) < room
+        if len(step["reached"]) >= room:
+            memo.put(cut_key, (found, False))
+            return found, False
+        return found, True
 
     reached, complete = per_node(memo, "tests_walk_step", frontier, fetch)
     rows: dict[str, tuple[dict[str, Any], list[str]]] = {}
