@@ -225,7 +225,7 @@ class _TestFiles:
     """What the fallback needs of a branch: the tests of each test file, and what each file imports."""
 
     tests_of: dict[str, list[dict[str, Any]]]
-    closure: _ImportClosure
+    importers: _Importers
     names: dict[str, str]  # test file -> what it is named after (``_test_file_name``)
 
 
@@ -233,7 +233,7 @@ def _test_files(graph: GraphReader, repo: str, branch: str) -> _TestFiles:
     files = graph.named_query("test_files_imports", {"repo": repo, "branch": branch}, limit=1_000_000)
     imports = {f["path"]: set(f["imports"]) for f in files}
     tests_of = {f["path"]: [t for t in f["tests"] if t] for f in files if any(f["tests"])}
-    return _TestFiles(tests_of, _ImportClosure(imports), {path: _test_file_name(path) for path in tests_of})
+    return _TestFiles(tests_of, _Importers(imports), {path: _test_file_name(path) for path in tests_of})
 
 
 def _add_fallback(chosen: dict[str, TestToRun], test_files: _TestFiles, untested: dict[str, str]) -> None:
@@ -246,7 +246,8 @@ def _add_fallback(chosen: dict[str, TestToRun], test_files: _TestFiles, untested
         named = [t for t, name in test_files.names.items() if module and module in name]
         evidence = EVIDENCE_MODULE_NAME
         if not named:
-            named = [t for t in tests_of if path in test_files.closure.of(t)]
+            importers = test_files.importers.of(path)
+            named = [t for t in tests_of if t in importers]
             evidence = EVIDENCE_IMPORTS
         for test_file in sorted(named):
             for t in tests_of[test_file]:
@@ -268,21 +269,26 @@ def _test_file_name(test_file: str) -> str:
     return PurePosixPath(test_file).stem.replace("test_", "").replace("_test", "")
 
 
-class _ImportClosure:
-    """The files a file imports, directly or through the files it imports (memoised; shared by
-    the threads of a server, where two computing one closure at once compute the same set)."""
+class _Importers:
+    """The files that import a file, directly or through the files they import — itself
+    included (one walk back along the imports from the changed file, not one closure per test
+    file; memoised and shared by the threads of a server, where two computing one set at once
+    compute the same)."""
 
     def __init__(self, imports: dict[str, set[str]]):
-        self.imports = imports
+        self.imported_by: dict[str, set[str]] = {}
+        for path, imported in imports.items():
+            for target in imported:
+                self.imported_by.setdefault(target, set()).add(path)
         self._memo: dict[str, set[str]] = {}
 
     def of(self, path: str) -> set[str]:
         if path not in self._memo:
             seen, pending = {path}, deque([path])
             while pending:
-                for imported in self.imports.get(pending.popleft(), ()):
-                    if imported not in seen:
-                        seen.add(imported)
-                        pending.append(imported)
+                for importer in self.imported_by.get(pending.popleft(), ()):
+                    if importer not in seen:
+                        seen.add(importer)
+                        pending.append(importer)
             self._memo[path] = seen
         return self._memo[path]
