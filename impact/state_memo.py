@@ -49,10 +49,16 @@ class StateMemo:
         with self._lock:
             return self._values.get(name)
 
-    def put(self, name: str, value: Any) -> None:
+    def put(self, name: str, value: Any, entries: int = 0) -> None:
+        """Keep ``value`` (holding ``entries`` entries, counted with the tables') while there is room."""
         with self._lock:
-            if len(self._values) < _VALUES_KEPT:
-                self._values.setdefault(name, value)
+            if (
+                len(self._values) < _VALUES_KEPT
+                and self._entries + entries <= _ENTRIES_KEPT
+                and name not in self._values
+            ):
+                self._values[name] = value
+                self._entries += entries
 
     def value(self, name: str, compute: Callable[[], T]) -> T:
         known = self.get(name)

@@ -202,7 +202,7 @@ def _step(
             for target in entry.pop("targets"):
                 found[target].append(entry)
         if len(step["reached"]) >= room:
-            memo.put(cut_key, (found, False))
+            memo.put(cut_key, (found, False), entries=len(step["reached"]))
             return found, False
         return found, True
 
