@@ -42,7 +42,9 @@ def executed_by(checkout: Path, tests: str, venv: Path) -> tuple[dict[str, dict[
     subprocess.run([python, "-m", "coverage", "run", f"--rcfile={rc}", "-m", "pytest", "-q", "-p", "no:cacheprovider",
                     tests], cwd=checkout, capture_output=True, text=True)  # fmt: skip
     report = checkout.parent / "coverage.json"
-    run([python, "-m", "coverage", "json", f"--rcfile={rc}", "--show-contexts", "-o", str(report)], checkout)
+    # -i: code compiled at run time under a made-up file name (attrs' generated methods) has no
+    # source to report; it is not the project's code either.
+    run([python, "-m", "coverage", "json", "-i", f"--rcfile={rc}", "--show-contexts", "-o", str(report)], checkout)
     lines: dict[str, dict[int, set[str]]] = {}
     every: set[str] = set()
     for path, data in json.loads(report.read_text())["files"].items():
