@@ -1,7 +1,7 @@
 // One step of the walk that selects the tests to run for a change: from a set of symbols, what
 // runs them. Callers and subclasses (CALLS, INHERITS_FROM), the methods an override overrides
 // (in-repo) and the callers of a library base's methods, the tests a set-up method or an
-// autouse fixture runs before, the tests that call them
+// autouse fixture runs before, the tests whose decorators call them, the tests that call them
 // (TESTED_BY), callers whose dangling call names them (`x.save()` may run any `save`: the
 // graph could not tell which), the function a nested function is defined in, and the class of
 // a method that runs without being called by name (`__init__`, `__call__`, `__enter__`, other
@@ -62,6 +62,16 @@ CALL (t) {
   MATCH (sub:Class)-[:INHERITS_FROM*0..6]->(c)
   MATCH (sub)-[:DEFINES]->(u:Method)
   WHERE u.is_test
+  RETURN u
+  UNION
+  // A test's decorators are evaluated where the test is defined, but what they build (the
+  // cases of a parametrize, a hypothesis strategy, a patch) is the test's input: a call its
+  // module or class makes on the test's decorator lines runs for that test.
+  MATCH (t)<-[c:CALLS]-(scope)
+  WHERE scope:File OR scope:Class
+  MATCH (scope)-[:DEFINES]->(u)
+  WHERE (u:Function OR u:Method) AND u.is_test
+    AND any(line IN coalesce(c.lines, [c.line]) WHERE u.start_line <= line <= u.end_line)
   RETURN u
   UNION
   // An autouse fixture runs for every test in its scope: the tests of its file, or of the

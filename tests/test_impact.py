@@ -278,6 +278,12 @@ FIXTURE_AND_OVERRIDE_REPO = {
         "def test_through_an_attribute():\n    Client('h').sock.close()\n"
     ),
     "tests/test_app.py": "from lib.app import App\n\n\ndef test_builds_the_app():\n    assert App().name()\n",
+    "lib/numbers.py": "def make_numbers():\n    return [1, 2]\n",
+    "tests/test_numbers.py": (
+        "import pytest\n\nfrom lib.numbers import make_numbers\n\n\n"
+        "@pytest.mark.parametrize('n', make_numbers())\ndef test_positive(n):\n    assert n > 0\n\n\n"
+        "def test_other():\n    assert True\n"
+    ),
     "lib/db.py": "def connect():\n    return 1\n\n\ndef reset():\n    return 0\n",
     "tests/test_db.py": (
         "import unittest\n\nimport pytest\n\nfrom lib.db import connect, reset\n\n\n"
@@ -334,6 +340,8 @@ def test_tests_are_selected_through_fixtures_overrides_and_set_up(repo_dir: Path
     assert selected("lib.tags.DictTag.check") == {"tests.test_tags.test_tagging": "calls"}
     # A constructor is no override a base's callers run: building a Right does not run Left's.
     assert selected("lib.tags.Left.__init__") == {"tests.test_tags.test_left": "calls"}
+    # What a test's decorators call (its parametrize cases) runs for that test.
+    assert selected("lib.numbers.make_numbers") == {"tests.test_numbers.test_positive": "calls"}
     # A base class's setUp runs before each test of its subclasses; an autouse fixture before
     # each test in its scope.
     assert selected("lib.db.connect") == {"tests.test_db.TestQueries.test_select": "calls"}
