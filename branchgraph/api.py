@@ -48,7 +48,7 @@ from branchgraph.impact.changes import (
 )
 from branchgraph.impact.check import Finding, to_sarif, to_text, unresolved_in
 from branchgraph.impact.render import diff_markdown, diff_mermaid, to_markdown, to_mermaid
-from branchgraph.impact.state_memo import memo_for
+from branchgraph.impact.state_memo import StateMemo, memo_for
 from branchgraph.ingest.on_the_fly import symbols_at
 from branchgraph.ingest.pipeline import (
     IngestOptions,
@@ -739,8 +739,7 @@ class Workspace(_OpenStores):
                 changes = changed_symbols(diff_files(s.repo, base, head))
             else:
                 changes = changed_symbols(worktree_files(s.repo, s.root, staged=staged))
-            memo = memo_for(s.name, s.branch, _state(s.record))
-            return analyze(self.graph, s.name, s.branch, s.record.indexed_commit, changes, depth, memo)
+            return analyze(self.graph, s.name, s.branch, s.record.indexed_commit, changes, depth, s.memo())
 
     def check(
         self,
@@ -770,7 +769,7 @@ class Workspace(_OpenStores):
     def diff(self, base: str, head: str, *, repo: str | None = None) -> BranchDiff:
         """See ``diff``."""
         with self.reading(repo, base) as b, self.reading(repo, head) as h:
-            return diff_branches(self.graph, b.name, b.branch, h.branch, memo_for(h.name, h.branch, _state(h.record)))
+            return diff_branches(self.graph, b.name, b.branch, h.branch, h.memo())
 
     def status(self, repo: str | None = None) -> list[BranchStatus]:
         return _statuses(self.resolve_repo(repo), self.graph, self.pg)
@@ -808,6 +807,11 @@ class _BranchSession:
     branch: str
     record: BranchRecord
     still: bool = True  # False: an ingest was writing the branch while it was read
+
+    def memo(self) -> StateMemo:
+        """What impact analysis read of the branch in this indexed state (its commit, and when it
+        was indexed), kept until the branch is indexed again (``impact/state_memo.py``)."""
+        return memo_for(self.name, self.branch, f"{self.record.indexed_commit} {self.record.indexed_at.isoformat()}")
 
     def indexed(self, with_lag: bool = False) -> IndexedBranch:
         """The branch as retrieval sees it; ``with_lag`` counts the commits the branch head is
@@ -1066,12 +1070,6 @@ def impact(
     followed up to ``depth`` hops (1 to 5) through CALLS and INHERITS_FROM."""
     with Workspace(path, config=config) as ws:
         return ws.impact(branch=branch, symbols=symbols, diff=diff, staged=staged, worktree=worktree, depth=depth)
-
-
-def _state(record: BranchRecord) -> str:
-    """Which indexing of a branch a record describes: what impact analysis read of it is kept
-    until the branch is indexed again (``impact/state_memo.py``)."""
-    return f"{record.indexed_commit} {record.indexed_at.isoformat()}"
 
 
 def _named_changes(ws: Workspace, s: _BranchSession, qualnames: list[str]) -> list[ChangedSymbol]:
