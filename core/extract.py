@@ -25,7 +25,7 @@ from branchgraph.core.languages import language_named, new_parser, tag_query, ts
 from branchgraph.core.model import content_hash
 
 # Bumped whenever extraction output changes, so caches keyed by blob SHA are invalidated.
-EXTRACTOR_VERSION = 24
+EXTRACTOR_VERSION = 25
 
 _MAX_RAW = 200
 # A type annotation is kept longer: a generic function type or builder type cut short says
@@ -106,7 +106,7 @@ class Definition:
 class Reference:
     """A use of a name. ``scope`` indexes the innermost enclosing definition (None: module)."""
 
-    kind: str  # "call" | "base" | "param_type" | "return_type"
+    kind: str  # "call" | "base" | "metaclass" | "param_type" | "return_type" | "value" (named, not called)
     raw: str
     line: int
     scope: int | None
@@ -542,6 +542,11 @@ def extract(language: str, data: bytes) -> ParsedFile:
     for ref in references:
         if ref.kind == "receiver" and ref.scope is not None:
             definitions[ref.scope].receiver = _RECEIVER_TYPE.sub("", ref.raw).strip().lstrip("*").strip()
+    # An element of a collection bound to a name matched as an element too: one reference, the
+    # one that names the collection.
+    named = {(r.raw, r.line, r.scope) for r in references if r.kind == "value" and r.param}
+    if named:
+        references = [r for r in references if r.kind != "value" or r.param or (r.raw, r.line, r.scope) not in named]
     # `f = partial(g, ...)` matched as a call of `partial` too: the partial is what f holds.
     partials = {(a.name, a.line, a.scope) for a in assignments if a.kind == "partial"}
     if partials:

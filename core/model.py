@@ -22,6 +22,7 @@ EDGE_TYPES = (
     "RETURNS_TYPE",
     "PARAM_TYPE",
     "TESTED_BY",
+    "REFERENCES",
 )
 
 

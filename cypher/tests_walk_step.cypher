@@ -1,9 +1,10 @@
 // One step of the walk that selects the tests to run for a change: from a set of symbols, what
-// runs them. Callers and subclasses (CALLS, INHERITS_FROM), the methods an override overrides
+// runs them. Callers, subclasses and holders (CALLS, INHERITS_FROM, REFERENCES: what names it as a
+// value runs it later, a test's parametrize list its classes), the methods an override overrides
 // (in-repo) and the callers of a library base's methods, the tests a set-up method or an
 // autouse fixture runs before, the tests whose decorators call them, the tests that call them
 // (TESTED_BY), callers whose dangling call names them (`x.save()` may run any `save`: the
-// graph could not tell which), the function a nested function is defined in, and the class of
+// graph could not tell which), the function a nested function or class is defined in, and the class of
 // a method that runs without being called by name (`__init__`, `__call__`, `__enter__`, other
 // dunders the language calls, properties): it runs whenever its class is used (a `__call__`,
 // unless a library class holds the instance: then where the library's methods are called).
@@ -20,6 +21,14 @@ CALL (id) {
 }
 CALL (t) {
   MATCH (t)<-[:CALLS|INHERITS_FROM]-(u) RETURN u
+  UNION
+  // What names a symbol as a value runs it later. A test hands it to the code it tests, a class
+  // body's table runs with the class's methods; a function that names one mostly registers it
+  // (`jinja_env.globals.update(url_for=...)`), and what runs it then is whoever asks the
+  // registry for it, not whatever builds the registry: that holder is not followed.
+  MATCH (t)<-[:REFERENCES]-(u)
+  WHERE u:Class OR coalesce(u.is_test, false)
+  RETURN u
   UNION
   MATCH (t)-[:TESTED_BY]->(u) RETURN u
   UNION
@@ -66,8 +75,9 @@ CALL (t) {
   UNION
   // A test's decorators are evaluated where the test is defined, but what they build (the
   // cases of a parametrize, a hypothesis strategy, a patch) is the test's input: a call its
-  // module or class makes on the test's decorator lines runs for that test.
-  MATCH (t)<-[c:CALLS]-(scope)
+  // module or class makes on the test's decorator lines, or a symbol it names there (a list
+  // of cases), runs for that test.
+  MATCH (t)<-[c:CALLS|REFERENCES]-(scope)
   WHERE scope:File OR scope:Class
   MATCH (scope)-[:DEFINES]->(u)
   WHERE (u:Function OR u:Method) AND u.is_test
@@ -94,8 +104,11 @@ CALL (t) {
   // the library object (super().__init__()) or its other dunders do not. Otherwise it runs
   // whenever its class is used, like the other implicit methods.
   MATCH (c:Class)-[:DEFINES]->(t:Method {name: '__call__'})
+  // A holder is another class: a class calling its own or its bases' methods holds nothing.
   OPTIONAL MATCH (l:Class)-[:DEFINES]->(:Method)-[:CALLS]->(:Method)<-[:DEFINES]-(a:Class)
-  WHERE a = c OR EXISTS { MATCH (c)-[:INHERITS_FROM*1..8]->(a) }
+  WHERE (a = c OR EXISTS { MATCH (c)-[:INHERITS_FROM*1..8]->(a) })
+    AND l <> c AND NOT EXISTS { MATCH (c)-[:INHERITS_FROM*1..8]->(l) }
+    AND NOT EXISTS { MATCH (l)-[:INHERITS_FROM*1..8]->(a) }
   OPTIONAL MATCH (l)-[:INHERITS_FROM]->(b:Unresolved {reason: 'external'})
   WHERE b.raw CONTAINS '.'
   WITH c, collect(DISTINCT b.raw) AS bases
@@ -112,8 +125,10 @@ CALL (t) {
   }
   RETURN u
   UNION
+  // A function or class defined inside a function is made when that function runs (a class
+  // statement in a test runs its metaclass and base's hooks there).
   MATCH (u)-[:DEFINES]->(t)
-  WHERE (t:Function AND (u:Function OR u:Method))
+  WHERE ((t:Function OR t:Class) AND (u:Function OR u:Method))
      OR (t:Method AND u:Class AND (t.name IN $implicit OR any(d IN coalesce(t.decorators, [])
          WHERE d CONTAINS 'property' OR d ENDS WITH '.setter' OR d ENDS WITH '.getter')))
   RETURN u

@@ -1,20 +1,21 @@
 """Which tests to run for a change, from static evidence only.
 
 A walk up from the changed symbols through whatever may run them (``cypher/tests_walk_step``:
-callers and subclasses — a test's pytest fixtures among its callees —, TESTED_BY, the method an
-override overrides, the callers of a library base's methods, the tests a set-up method or an
-autouse fixture runs before, dangling calls by the same bare name, the function a nested
-function lives in, the class of a method the language calls by itself — but for the ``__call__``
-of a class an in-repo subclass of a library class holds, the callers of the library's methods),
-to any depth;
+callers, subclasses and holders — REFERENCES: a callback handed on, a test's list of cases; a
+test's pytest fixtures among its callees —, TESTED_BY, the method an override overrides, the
+callers of a library base's methods, the tests a set-up method or an autouse fixture runs
+before, dangling calls by the same bare name, the function a nested function or class lives
+in, the class of a method the language calls by itself — but for the ``__call__`` of a class
+another in-repo subclass of a library class holds, the callers of the library's methods), to
+any depth;
 every test it reaches is selected, with the path that reached it. A changed symbol from which
 the walk reaches no test falls back to the test files named after its module
 (``tests/test_config.py`` for ``config.py``), else to the test files that import its file
 directly or through other files.
 
 Measured against what the tests really execute (coverage.py dynamic contexts,
-``bench/impact_tests.py``), tuned on pluggy and flask only; see the README for the figures
-and for the held-out projects.
+``bench/impact_tests.py``), tuned on pluggy, flask, click and marshmallow; see the README for
+the figures and for the held-out projects.
 """
 
 from __future__ import annotations

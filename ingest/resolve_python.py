@@ -22,7 +22,7 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from branchgraph.core.extract import Assignment, Definition, Import
+from branchgraph.core.extract import Assignment, Definition, Import, Reference
 from branchgraph.core.languages.python import is_support_file, is_test_file
 from branchgraph.core.model import Edge, FileSubgraph, node_id
 from branchgraph.ingest.incremental import fact
@@ -52,6 +52,8 @@ _TYPE_NAME = re.compile(r"[A-Za-z_][\w.]*")
 # A call on a literal ("".join, [].append, {}.get) is a builtin type's method.
 _LITERAL_RECEIVER = re.compile(r"""^([rbfuRBFU]{0,2}["']|[\[{]|\d)""")
 _TYPE_KEYWORDS = frozenset({"None", "True", "False"})
+# What a value reference is an edge to.
+_VALUE_LABELS = ("Class", "Function", "Method")
 _PROPERTY = re.compile(r"(?:functools\.)?(?:property|cached_property)")
 _ACCESSOR = re.compile(r"\w+\.(?:setter|deleter)")
 _FIXTURE = re.compile(r"(?:pytest\.)?fixture\b")
@@ -128,6 +130,9 @@ class PythonResolver(Resolver):
         self.fixtures: dict[str, dict[str, _Symbol]] = self._path_table(FIXTURES)
         # (path, class index) -> the metaclass its definition names
         self._metaclasses: dict[tuple[str, int], str] = self._table()
+        # (path, name) -> what a module-level collection bound to that name holds, as written
+        # (`ALL_FIELDS = [fields.String, ...]`): a use of the name hands on each element.
+        self._collections: dict[tuple[str, str], list[Reference]] = self._table()
         # What indexing each file read (the modules its imports looked for), and what deciding
         # whether each symbol is a test read: users of the file or the symbol depend on them.
         self._index_reads: dict[str, set[ReadKey]] = {}
@@ -155,6 +160,7 @@ class PythonResolver(Resolver):
             qualnames[index] = qualname
             label = self._label(d, defs)
             symbol = self._add_symbol(f, index, label, qualname, seen)
+            self._add_member_name(f.path, d.name)  # what a value reference may name (`_emit_value`)
             # Later definitions shadow earlier ones, as at run time; a property's setter and
             # deleter extend the property, whose getter says what reading it gives.
             siblings = self.children.setdefault((f.path, d.parent), {})
@@ -174,6 +180,9 @@ class PythonResolver(Resolver):
                 self._base_refs.setdefault((f.path, ref.scope), []).append(ref)
             elif ref.kind == "metaclass" and ref.scope is not None:
                 self._metaclasses[(f.path, ref.scope)] = ref.raw
+            elif ref.kind == "value" and ref.param and ref.scope is None:
+                self._collections.setdefault((f.path, ref.param), []).append(ref)
+                self._add_member_name(f.path, ref.param)
             elif ref.kind == "param_type" and ref.param:
                 self._bind(
                     f.path,
@@ -188,6 +197,8 @@ class PythonResolver(Resolver):
         ...`` or ``x: Type`` in the class body) are kept per class, every one of them: they
         must agree for ``self.x`` to have a type, unless one declares it."""
         defs = f.parsed.definitions
+        if a.kind == "alias" and (a.scope is None or defs[a.scope].kind == "class"):
+            self._add_member_name(f.path, a.name)  # `Str = String`: a name a value may hold a symbol by
         if a.name in ("return", "yield"):
             if a.scope is not None:
                 kind = "call_result" if a.kind == "call" else "alias"
@@ -876,6 +887,15 @@ class PythonResolver(Resolver):
                 )
                 if edge.resolved and ref.scope is not None:
                     self._emit_tested_by(out, f, ref.scope, edge)
+            elif ref.kind == "value":
+                self._emit_value(out, f.path, source, ref)
+            elif ref.kind == "metaclass" and ref.scope is not None:
+                # Making the class calls its metaclass (`SchemaMeta.__new__` runs for every
+                # Schema subclass defined): an in-repo metaclass is called by the class.
+                value = self._resolve_dotted(f.path, defs[ref.scope].parent, ref.raw)
+                target = self._target(value, ("Class",))
+                if target is not None:
+                    out.reference(f.path, source, "CALLS", ref.raw, ref.line, target)
             elif ref.kind in ("param_type", "return_type"):
                 edge_type = "PARAM_TYPE" if ref.kind == "param_type" else "RETURNS_TYPE"
                 scope = defs[ref.scope].parent if ref.scope is not None else None
@@ -887,6 +907,30 @@ class PythonResolver(Resolver):
 
         if is_support_file(f.path):
             self._emit_fixture_uses(out, f)
+
+    def _emit_value(self, out: SubgraphEmitter, path: str, source: Target, ref: Reference) -> None:
+        """A REFERENCES edge from the scope that names a function, method or class as a value
+        to it, or, for a name bound to a module's collection, to each element the collection
+        names. Only what resolves is an edge: a value is mostly a variable, and a dangling
+        edge for each would say nothing."""
+        # A name no definition, alias or module collection carries names no symbol (and this
+        # test is a read an update tracks, where a lookup that did not happen would not be).
+        if ref.raw.rsplit(".", 1)[-1] not in self.member_names:
+            return
+        target = self._target(self._resolve_dotted(path, ref.scope, ref.raw), _VALUE_LABELS)
+        if target is not None:
+            if target.id != source.id:
+                out.reference(path, source, "REFERENCES", ref.raw, ref.line, target)
+            return
+        origin = self.origin(path, ref.scope, ref.raw) if ref.param is None else None
+        if origin is None:
+            return
+        for element in self._collections.get(origin, ()):
+            if element.raw.rsplit(".", 1)[-1] not in self.member_names:
+                continue
+            found = self._target(self._resolve_dotted(origin[0], None, element.raw), _VALUE_LABELS)
+            if found is not None and found.id != source.id:
+                out.reference(path, source, "REFERENCES", ref.raw, ref.line, found)
 
     def _emit_fixture_uses(self, out: SubgraphEmitter, f: ParsedSource) -> None:
         """A test or fixture runs the fixtures its parameters name: pytest calls them on its

@@ -346,3 +346,65 @@ def test_tests_are_selected_through_fixtures_overrides_and_set_up(repo_dir: Path
     # each test in its scope.
     assert selected("lib.db.connect") == {"tests.test_db.TestQueries.test_select": "calls"}
     assert selected("lib.db.reset") == {"tests.test_db.TestQueries.test_select": "calls"}
+
+
+VALUES_REPO = {
+    "lib/__init__.py": "",
+    "lib/formats.py": (
+        "def iso(value):\n    return str(value)\n\n\n"
+        "def rfc(value):\n    return str(value)\n\n\n"
+        "class Field:\n    FORMATS = {'iso': iso}\n\n"
+        "    def format(self, value):\n        return self.FORMATS['iso'](value)\n\n\n"
+        "class Number(Field):\n    def __init__(self):\n        self.places = 2\n"
+    ),
+    "lib/meta.py": (
+        "class Registry(type):\n    def __new__(mcs, name, bases, attrs):\n"
+        "        return super().__new__(mcs, name, bases, attrs)\n\n\n"
+        "class Model(metaclass=Registry):\n    pass\n"
+    ),
+    "lib/checks.py": (
+        "from abc import ABC\n\n\nclass Check(ABC):\n    def __repr__(self):\n        return self.describe()\n\n"
+        "    def describe(self):\n        return 'check'\n\n"
+        "    def __call__(self, value):\n        return value\n\n\n"
+        "class Positive(Check):\n    def __call__(self, value):\n        return value > 0\n"
+    ),
+    "tests/__init__.py": "",
+    "tests/cases.py": "from lib.formats import Number\n\nALL_FIELDS = [Number]\n",
+    "tests/test_formats.py": (
+        "import pytest\n\nfrom lib.formats import Field, rfc\nfrom tests.cases import ALL_FIELDS\n\n\n"
+        "@pytest.mark.parametrize('cls', ALL_FIELDS)\ndef test_each_field(cls):\n    assert cls()\n\n\n"
+        "def test_format():\n    assert Field().format(1)\n\n\n"
+        "def test_sorted_by_rfc():\n    assert sorted([2, 1], key=rfc)\n"
+    ),
+    "tests/test_meta.py": (
+        "from lib.meta import Model\n\n\ndef test_define_a_model():\n    class Book(Model):\n        pass\n\n"
+        "    assert Book\n"
+    ),
+    "tests/test_checks.py": "from lib.checks import Positive\n\n\ndef test_positive():\n    assert Positive()(1)\n",
+}
+
+
+def test_tests_are_selected_through_values_metaclasses_and_called_instances(repo_dir: Path, config):
+    from gitrepo import init_repo
+
+    commit_files(init_repo(repo_dir), VALUES_REPO)
+    api.ingest(repo_dir, config=config)
+
+    def selected(qualname: str) -> dict[str, str]:
+        return {t.qualname: t.evidence for t in api.impact(repo_dir, symbols=[qualname], config=config).tests}
+
+    each, fmt = "tests.test_formats.test_each_field", "tests.test_formats.test_format"
+    # A callback runs where it is handed on (`key=rfc`); a table of handlers in a class body
+    # runs with its class (built by one test, subclassed by a class another test builds).
+    assert selected("lib.formats.rfc") == {"tests.test_formats.test_sorted_by_rfc": "calls"}
+    assert selected("lib.formats.iso") == {fmt: "calls", each: "calls"}
+    # A parametrize list of classes, defined in another module: the test builds each of them.
+    assert selected("lib.formats.Number.__init__") == {each: "calls"}
+    # Defining a class runs its metaclass.
+    assert selected("lib.meta.Registry.__new__") == {"tests.test_meta.test_define_a_model": "calls"}
+    # The base's own methods calling each other hold no instance: `Positive()(1)` runs __call__
+    # where a Positive is used, whatever the library base (abc.ABC) does.
+    assert selected("lib.checks.Positive.__call__") == {"tests.test_checks.test_positive": "calls"}
+    # Impact climbs a reference as a caller: what hands `rfc` on breaks with its signature.
+    impacted = {i.qualname: i.tier for i in api.impact(repo_dir, symbols=["lib.formats.rfc"], config=config).impacted}
+    assert impacted == {"tests.test_formats.test_sorted_by_rfc": "will_break"}

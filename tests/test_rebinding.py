@@ -57,7 +57,35 @@ SERVER = {
     )
 }
 
+CASE_LIST = {
+    "lib/__init__.py": "",
+    "lib/formats.py": "class Text:\n    pass\n\n\nclass Number:\n    pass\n",
+    "tests/__init__.py": "",
+    "tests/cases.py": "from lib.formats import Text\n\nALL = [Text]\n",
+    "tests/test_formats.py": (
+        "import pytest\n\nfrom tests.cases import ALL\n\n\n"
+        "@pytest.mark.parametrize('cls', ALL)\ndef test_each(cls):\n    assert cls()\n"
+    ),
+}
+CALLBACK_USER = {
+    "pkg/__init__.py": "",
+    "pkg/helpers.py": "def other():\n    return 0\n",
+    "app.py": "from pkg import helpers\n\n\ndef run(rows):\n    return sorted(rows, key=helpers.by_name)\n",
+}
+
 CASES = {
+    # A parametrize list in another module gains a class: the test's REFERENCES follow.
+    "list of cases grows": (
+        CASE_LIST,
+        {**CASE_LIST, "tests/cases.py": "from lib.formats import Number, Text\n\nALL = [Text, Number]\n"},
+        None,
+    ),
+    # The function a callback names appears in the module it is looked up in.
+    "callback appears": (
+        CALLBACK_USER,
+        {**CALLBACK_USER, "pkg/helpers.py": "def other():\n    return 0\n\n\ndef by_name(row):\n    return row\n"},
+        None,
+    ),
     # pkg/__init__.py re-exports another Store: app.py's call now reaches pkg.two.
     "re-export switched": (
         STORES,

@@ -714,3 +714,47 @@ def test_super_follows_the_method_resolution_order_of_a_diamond():
     # Both, Left, Right, Root: Right's draw comes before the shared base's.
     assert calls[("shapes.Both.draw", "shapes.Right.draw")] is True
     assert ("shapes.Both.draw", "shapes.Root.draw") not in calls
+
+
+def test_a_function_or_class_named_as_a_value_is_referenced_by_what_holds_it():
+    sources = {
+        "lib/__init__.py": b"",
+        "lib/formats.py": (
+            b"def iso(value):\n    return str(value)\n\n\n"
+            b"def rfc(value):\n    return str(value)\n\n\n"
+            b"class Field:\n    FORMATS = {'iso': iso, 'plain': str}\n\n"
+            b"    def format(self, value):\n        return self.FORMATS['iso'](value)\n\n"
+            b"    def check(self, value):\n        return isinstance(value, Field)\n\n\n"
+            b"class Text(Field):\n    pass\n\n\nPlain = Text\n"
+        ),
+        "lib/meta.py": (
+            b"class Registry(type):\n    def __new__(mcs, name, bases, attrs):\n"
+            b"        return super().__new__(mcs, name, bases, attrs)\n\n\n"
+            b"class Model(metaclass=Registry):\n    pass\n"
+        ),
+        "tests/__init__.py": b"",
+        "tests/cases.py": b"from lib import formats\n\nALL_FIELDS = [formats.Text, formats.Plain, formats.Field]\n",
+        "tests/test_formats.py": (
+            b"import pytest\n\nfrom lib.formats import rfc\nfrom tests.cases import ALL_FIELDS\n\n\n"
+            b"@pytest.mark.parametrize('cls', ALL_FIELDS)\ndef test_each(cls):\n    assert cls()\n\n\n"
+            b"def test_sorted():\n    value = 1\n    assert sorted([value], key=rfc)\n"
+        ),
+    }
+    edges = edges_of_subgraphs(resolve(sources))
+    references = {(a, b) for a, t, b, ok in edges if t == "REFERENCES"}
+    assert references == {
+        # A table of handlers in a class body: the class hands `iso` on; `str` is no symbol.
+        ("lib.formats.Field", "lib.formats.iso"),
+        # A keyword argument (a callback); a local variable is no symbol, so no edge.
+        ("tests.test_formats.test_sorted", "lib.formats.rfc"),
+        # A name bound to a module's list stands for its elements, an alias for what it holds;
+        # a decorator is evaluated by the scope around the test (its lines tell which test).
+        ("tests.test_formats", "lib.formats.Text"),
+        ("tests.test_formats", "lib.formats.Field"),
+        # The list's own module holds them too.
+        ("tests.cases", "lib.formats.Text"),
+        ("tests.cases", "lib.formats.Field"),
+    }
+    # `isinstance(value, Field)` tests a type: nothing is handed on. Making a class calls its
+    # in-repo metaclass.
+    assert ("lib.meta.Model", "CALLS", "lib.meta.Registry", True) in edges

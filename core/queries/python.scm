@@ -1,7 +1,7 @@
 ; Python tag query. One generic capture loop (core/extract.py) turns these matches into
 ; records; the capture names are the contract:
 ;   @definition.<kind> + @name      a symbol definition and its name
-;   @reference.<kind> [+ @param]    a use: call, base, param_type, return_type
+;   @reference.<kind> [+ @param]    a use: call, base, metaclass, param_type, return_type, value
 ;   @doc                            docstring of the innermost enclosing definition (or module)
 ;   @decorator + @decorated         a decorator and the definition it decorates
 ;   @import.* / @assign.*           import bindings and typed assignments (`name = Callee(...)`,
@@ -19,6 +19,25 @@
 ; A metaclass may add attributes to its classes when they are made (django's ModelBase: `objects`).
 ((class_definition superclasses: (argument_list (keyword_argument name: (identifier) @_keyword value: (_) @reference.metaclass)))
   (#eq? @_keyword "metaclass"))
+
+; A function, method or class named as a value, not called: handed to a call (a callback, a
+; view, a parametrize case, a nested schema) or kept in a collection (a table of handlers, a
+; list of cases). It runs wherever what holds it runs: a REFERENCES edge when it resolves. A
+; collection bound to a name records the name (@param): using the name hands on its elements.
+; Type tests and reflection (`isinstance(x, A)`, `getattr(o, name)`) hand nothing on.
+((call function: (_) @_callee arguments: (argument_list [(identifier) (attribute)] @reference.value))
+  (#not-match? @_callee "^(isinstance|issubclass|super|type|getattr|hasattr|setattr|delattr|len|id|print)$"))
+((call function: (_) @_callee arguments: (argument_list (keyword_argument value: [(identifier) (attribute)] @reference.value)))
+  (#not-match? @_callee "^(isinstance|issubclass|super|type|getattr|hasattr|setattr|delattr|len|id|print)$"))
+(list [(identifier) (attribute)] @reference.value)
+(set [(identifier) (attribute)] @reference.value)
+(tuple [(identifier) (attribute)] @reference.value)
+(pair value: [(identifier) (attribute)] @reference.value)
+(assignment left: (identifier) @param right: (list [(identifier) (attribute)] @reference.value))
+(assignment left: (identifier) @param right: (tuple [(identifier) (attribute)] @reference.value))
+(assignment left: (identifier) @param right: (set [(identifier) (attribute)] @reference.value))
+(assignment left: (identifier) @param right: (dictionary (pair value: [(identifier) (attribute)] @reference.value)))
+(assignment left: (identifier) @param right: (list (tuple [(identifier) (attribute)] @reference.value)))
 
 (function_definition
   parameters: (parameters
