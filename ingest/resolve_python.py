@@ -54,6 +54,9 @@ _LITERAL_RECEIVER = re.compile(r"""^([rbfuRBFU]{0,2}["']|[\[{]|\d)""")
 _TYPE_KEYWORDS = frozenset({"None", "True", "False"})
 # What a value reference is an edge to.
 _VALUE_LABELS = ("Class", "Function", "Method")
+# Bindings of a local that hold a value made at run time (a parameter, a literal, an element),
+# never a symbol (a call's result may be: a decorator returns a function).
+_COMPUTED_BINDINGS = frozenset({"parameter", "literal", "annotated", "entered", "iterated", "iterated_name"})
 _PROPERTY = re.compile(r"(?:functools\.)?(?:property|cached_property)")
 _ACCESSOR = re.compile(r"\w+\.(?:setter|deleter)")
 _FIXTURE = re.compile(r"(?:pytest\.)?fixture\b")
@@ -160,7 +163,6 @@ class PythonResolver(Resolver):
             qualnames[index] = qualname
             label = self._label(d, defs)
             symbol = self._add_symbol(f, index, label, qualname, seen)
-            self._add_member_name(f.path, d.name)  # what a value reference may name (`_emit_value`)
             # Later definitions shadow earlier ones, as at run time; a property's setter and
             # deleter extend the property, whose getter says what reading it gives.
             siblings = self.children.setdefault((f.path, d.parent), {})
@@ -182,7 +184,6 @@ class PythonResolver(Resolver):
                 self._metaclasses[(f.path, ref.scope)] = ref.raw
             elif ref.kind == "value" and ref.param and ref.scope is None:
                 self._collections.setdefault((f.path, ref.param), []).append(ref)
-                self._add_member_name(f.path, ref.param)
             elif ref.kind == "param_type" and ref.param:
                 self._bind(
                     f.path,
@@ -197,8 +198,6 @@ class PythonResolver(Resolver):
         ...`` or ``x: Type`` in the class body) are kept per class, every one of them: they
         must agree for ``self.x`` to have a type, unless one declares it."""
         defs = f.parsed.definitions
-        if a.kind == "alias" and (a.scope is None or defs[a.scope].kind == "class"):
-            self._add_member_name(f.path, a.name)  # `Str = String`: a name a value may hold a symbol by
         if a.name in ("return", "yield"):
             if a.scope is not None:
                 kind = "call_result" if a.kind == "call" else "alias"
@@ -913,9 +912,8 @@ class PythonResolver(Resolver):
         to it, or, for a name bound to a module's collection, to each element the collection
         names. Only what resolves is an edge: a value is mostly a variable, and a dangling
         edge for each would say nothing."""
-        # A name no definition, alias or module collection carries names no symbol (and this
-        # test is a read an update tracks, where a lookup that did not happen would not be).
-        if ref.raw.rsplit(".", 1)[-1] not in self.member_names:
+        head, dot, _ = ref.raw.partition(".")
+        if not self._may_name_a_symbol(path, ref.scope, head, attribute=bool(dot)):
             return
         target = self._target(self._resolve_dotted(path, ref.scope, ref.raw), _VALUE_LABELS)
         if target is not None:
@@ -926,11 +924,35 @@ class PythonResolver(Resolver):
         if origin is None:
             return
         for element in self._collections.get(origin, ()):
-            if element.raw.rsplit(".", 1)[-1] not in self.member_names:
-                continue
             found = self._target(self._resolve_dotted(origin[0], None, element.raw), _VALUE_LABELS)
             if found is not None and found.id != source.id:
                 out.reference(path, source, "REFERENCES", ref.raw, ref.line, found)
+
+    def _may_name_a_symbol(self, path: str, scope: int | None, head: str, attribute: bool) -> bool:
+        """Whether a value whose first name is ``head`` may be a symbol, from the file's own
+        bindings alone (cheap, and what resolving it would read first): most values are the
+        scope's parameters and locals (`request`, `value`), made at run time, or names the file
+        never binds (a builtin); a star import may bind any name. An attribute of a local made
+        at run time may still be one (`response.content`: reading a property runs it)."""
+        if head in _RECEIVERS or not head.isidentifier():
+            return True  # `self.x`, `super().x`, `Form(data).clean`
+        defs = self._file(path).parsed.definitions
+        current, innermost = scope, True
+        while current is not None:
+            d = defs[current]
+            if d.kind != "class" or innermost:
+                binding = self.bindings.get((path, current), {}).get(head)
+                if binding is not None:
+                    if not attribute:
+                        return binding[0] not in _COMPUTED_BINDINGS
+                    # An untyped parameter's attribute is the caller's (a test's parameter may
+                    # be a fixture's typed value), a literal's the builtin's.
+                    return binding[0] != "literal" and (binding[0] != "parameter" or is_support_file(path))
+            innermost = False
+            current = d.parent
+        if head in self.bindings.get((path, None), {}):
+            return True  # a module's name: its list of cases (`ALL_FIELDS = [...]`) too
+        return bool(self.wildcards.get(path)) and not head.startswith("_")
 
     def _emit_fixture_uses(self, out: SubgraphEmitter, f: ParsedSource) -> None:
         """A test or fixture runs the fixtures its parameters name: pytest calls them on its
