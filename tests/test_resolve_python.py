@@ -758,3 +758,30 @@ def test_a_function_or_class_named_as_a_value_is_referenced_by_what_holds_it():
     # `isinstance(value, Field)` tests a type: nothing is handed on. Making a class calls its
     # in-repo metaclass.
     assert ("lib.meta.Model", "CALLS", "lib.meta.Registry", True) in edges
+
+
+def test_a_value_is_looked_up_only_where_the_file_may_bind_a_symbol_by_it():
+    sources = {
+        "app/__init__.py": b"",
+        "app/models.py": (
+            b"class Response:\n    @property\n    def content(self):\n        return b''\n\n\n"
+            b"def make() -> Response:\n    return Response()\n\n\n"
+            b"def logged(f):\n    def wrapper():\n        return f()\n\n    return wrapper\n\n\n"
+            b"def handler():\n    return 1\n"
+        ),
+        "app/star.py": b"from app.models import *\n\n\ndef use(register):\n    register(handler)\n",
+        "app/views.py": (
+            b"from app.models import handler, logged, make\n\n\n"
+            b"def view(request, register):\n    response = make()\n    wrapped = logged(handler)\n"
+            b"    items = []\n    register(request, items, response.content, wrapped, len)\n"
+        ),
+    }
+    references = {(a, b) for a, t, b, _ in edges_of_subgraphs(resolve(sources)) if t == "REFERENCES"}
+    assert references == {
+        ("app.star.use", "app.models.handler"),  # a star import may bind any name
+        ("app.views.view", "app.models.handler"),  # handed to the decorator
+        # A property read on a local made by a call is its getter; what the decorator returned
+        # is its wrapper. The parameter, the literal and the builtin are no symbols.
+        ("app.views.view", "app.models.Response.content"),
+        ("app.views.view", "app.models.logged.wrapper"),
+    }
