@@ -24,7 +24,8 @@ FUNCTIONS = ("alpha", "beta", "gamma")
 
 
 def module_source(data, own: str, others: list[str]) -> str:
-    """A module of plain functions and a class, calling into other modules by several routes."""
+    """A module of plain functions and a class, calling into other modules by several routes
+    (or handing their functions on as values)."""
     lines: list[str] = []
     imported = data.draw(st.lists(st.sampled_from(others), max_size=2, unique=True)) if others else []
     for i, other in enumerate(imported):
@@ -45,7 +46,8 @@ def module_source(data, own: str, others: list[str]) -> str:
         lines.append(f"def {fn}(x):")
         callees = [call for _, call in imported] + [f for f in defined if f != fn]
         body = data.draw(st.lists(st.sampled_from(callees), max_size=3)) if callees else []
-        lines.extend(f"    {call}(x)" for call in body)
+        # A callee is called, or handed on as a value (a REFERENCES edge).
+        lines.extend(f"    {call}(x)" if data.draw(st.booleans()) else f"    sorted([x], key={call})" for call in body)
         lines.append("    return x")
         lines.append("")
     if data.draw(st.booleans()):
