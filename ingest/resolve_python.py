@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 import sys
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
 from branchgraph.core.extract import Assignment, Definition, Import, Reference
@@ -567,24 +567,17 @@ class PythonResolver(Resolver):
 
     def _lookup_uncached(self, path: str, scope: int | None, name: str) -> _Value:
         """Functions, then the module, then builtins."""
-        f = self._file(path)
-        defs = f.parsed.definitions
-        current, innermost = scope, True
-        while current is not None:
-            d = defs[current]
-            # A class body's names are visible only inside the body itself, not in its methods.
-            if d.kind != "class" or innermost:
-                binding = self.bindings.get((path, current), {}).get(name)
-                if binding is not None:
-                    return self._resolve_binding(path, binding)
-                if d.kind == "function" and d.parent is not None and defs[d.parent].kind == "class":
-                    owner = self.symbols[(path, d.parent)]
-                    if name == "self":
-                        return _Inst(owner)
-                    if name == "cls":
-                        return _Sym(owner)
-            innermost = False
-            current = d.parent
+        defs = self._file(path).parsed.definitions
+        for current, d in _visible_scopes(defs, scope):
+            binding = self.bindings.get((path, current), {}).get(name)
+            if binding is not None:
+                return self._resolve_binding(path, binding)
+            if d.kind == "function" and d.parent is not None and defs[d.parent].kind == "class":
+                owner = self.symbols[(path, d.parent)]
+                if name == "self":
+                    return _Inst(owner)
+                if name == "cls":
+                    return _Sym(owner)
         value = self._module_attribute(path, name)
         if value is not None:
             return value
@@ -936,20 +929,14 @@ class PythonResolver(Resolver):
         at run time may still be one (`response.content`: reading a property runs it)."""
         if head in _RECEIVERS or not head.isidentifier():
             return True  # `self.x`, `super().x`, `Form(data).clean`
-        defs = self._file(path).parsed.definitions
-        current, innermost = scope, True
-        while current is not None:
-            d = defs[current]
-            if d.kind != "class" or innermost:
-                binding = self.bindings.get((path, current), {}).get(head)
-                if binding is not None:
-                    if not attribute:
-                        return binding[0] not in _COMPUTED_BINDINGS
-                    # An untyped parameter's attribute is the caller's (a test's parameter may
-                    # be a fixture's typed value), a literal's the builtin's.
-                    return binding[0] != "literal" and (binding[0] != "parameter" or is_support_file(path))
-            innermost = False
-            current = d.parent
+        for current, _ in _visible_scopes(self._file(path).parsed.definitions, scope):
+            binding = self.bindings.get((path, current), {}).get(head)
+            if binding is not None:
+                if not attribute:
+                    return binding[0] not in _COMPUTED_BINDINGS
+                # An untyped parameter's attribute is the caller's (a test's parameter may be a
+                # fixture's typed value), a literal's the builtin's.
+                return binding[0] != "literal" and (binding[0] != "parameter" or is_support_file(path))
         if head in self.bindings.get((path, None), {}):
             return True  # a module's name: its list of cases (`ALL_FIELDS = [...]`) too
         return bool(self.wildcards.get(path)) and not head.startswith("_")
@@ -1223,6 +1210,18 @@ def _passes_through(name: str) -> bool:
     if name in BUILTIN_NAMES:
         return name not in _BUILTIN_VALUES
     return name.startswith(_PASS_THROUGH_MODULES)
+
+
+def _visible_scopes(defs: list[Definition], scope: int | None) -> Iterator[tuple[int, Definition]]:
+    """The definitions whose names code in ``scope`` sees, innermost first: the enclosing
+    functions, and a class body only from inside the body itself, not from its methods."""
+    current, innermost = scope, True
+    while current is not None:
+        d = defs[current]
+        if d.kind != "class" or innermost:
+            yield current, d
+        innermost = False
+        current = d.parent
 
 
 def _local_binding(a: Assignment) -> _Binding:

@@ -181,6 +181,20 @@ def test_an_edge_keeps_every_call_site(repo_dir: Path, config, graph_store):
     assert [(i.qualname, i.lines) for i in report.impacted] == [("m.g", [6, 7, 8])]
 
 
+def _indexed_selection(repo_dir: Path, config, files: dict[str, str]):
+    """Index ``files`` as a repository: the tests `impact --symbol` selects for a qualname,
+    with the evidence that chose each."""
+    from gitrepo import init_repo
+
+    commit_files(init_repo(repo_dir), files)
+    api.ingest(repo_dir, config=config)
+
+    def selected(qualname: str) -> dict[str, str]:
+        return {t.qualname: t.evidence for t in api.impact(repo_dir, symbols=[qualname], config=config).tests}
+
+    return selected
+
+
 SELECTION_REPO = {
     "lib/__init__.py": "",
     "lib/engine.py": (
@@ -210,13 +224,7 @@ SELECTION_REPO = {
 
 
 def test_tests_are_selected_through_calls_names_enclosing_scopes_and_implicit_methods(repo_dir: Path, config):
-    from gitrepo import init_repo
-
-    commit_files(init_repo(repo_dir), SELECTION_REPO)
-    api.ingest(repo_dir, config=config)
-
-    def selected(qualname: str) -> dict[str, str]:
-        return {t.qualname: t.evidence for t in api.impact(repo_dir, symbols=[qualname], config=config).tests}
+    selected = _indexed_selection(repo_dir, config, SELECTION_REPO)
 
     with_block, unknown = "tests.test_engine.test_with_block", "tests.test_engine.test_runs_on_an_unknown_receiver"
     # Constructed by `make()` in a test: the constructor, the context manager, `__call__` and the
@@ -299,13 +307,7 @@ FIXTURE_AND_OVERRIDE_REPO = {
 
 
 def test_tests_are_selected_through_fixtures_overrides_and_set_up(repo_dir: Path, config, graph_store):
-    from gitrepo import init_repo
-
-    commit_files(init_repo(repo_dir), FIXTURE_AND_OVERRIDE_REPO)
-    api.ingest(repo_dir, config=config)
-
-    def selected(qualname: str) -> dict[str, str]:
-        return {t.qualname: t.evidence for t in api.impact(repo_dir, symbols=[qualname], config=config).tests}
+    selected = _indexed_selection(repo_dir, config, FIXTURE_AND_OVERRIDE_REPO)
 
     # pytest calls `filled` for the test, and `store` for `filled`: inferred CALLS edges.
     fixture_edges = graph_store.read_query(
@@ -385,13 +387,7 @@ VALUES_REPO = {
 
 
 def test_tests_are_selected_through_values_metaclasses_and_called_instances(repo_dir: Path, config):
-    from gitrepo import init_repo
-
-    commit_files(init_repo(repo_dir), VALUES_REPO)
-    api.ingest(repo_dir, config=config)
-
-    def selected(qualname: str) -> dict[str, str]:
-        return {t.qualname: t.evidence for t in api.impact(repo_dir, symbols=[qualname], config=config).tests}
+    selected = _indexed_selection(repo_dir, config, VALUES_REPO)
 
     each, fmt = "tests.test_formats.test_each_field", "tests.test_formats.test_format"
     # A callback runs where it is handed on (`key=rfc`); a table of handlers in a class body
