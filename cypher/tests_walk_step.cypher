@@ -1,6 +1,6 @@
 // One step of the walk that selects the tests to run for a change: from a set of symbols, what
-// runs them. Callers, subclasses and holders (CALLS, INHERITS_FROM, REFERENCES: what names it as a
-// value runs it later, a test's parametrize list its classes), the methods an override overrides
+// runs them. Callers, subclasses and holders (CALLS, INHERITS_FROM, and REFERENCES from a test or
+// a class body: a callback a test hands on, a table of formatters), the methods an override overrides
 // (in-repo) and the callers of a library base's methods, the tests a set-up method or an
 // autouse fixture runs before, the tests whose decorators call them, the tests that call them
 // (TESTED_BY), callers whose dangling call names them (`x.save()` may run any `save`: the
