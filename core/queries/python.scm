@@ -24,20 +24,22 @@
 ; view, a parametrize case, a nested schema) or kept in a collection (a table of handlers, a
 ; list of cases). It runs wherever what holds it runs: a REFERENCES edge when it resolves. A
 ; collection bound to a name records the name (@param): using the name hands on its elements.
-; Type tests and reflection (`isinstance(x, A)`, `getattr(o, name)`) hand nothing on.
+; Type tests and reflection (`isinstance(x, A)`, `getattr(o, name)`) hand nothing on. (The two
+; call patterns stay apart: joined under one predicate, a call's arguments share one match.)
 ((call function: (_) @_callee arguments: (argument_list [(identifier) (attribute)] @reference.value))
   (#not-match? @_callee "^(isinstance|issubclass|super|type|getattr|hasattr|setattr|delattr|len|id|print)$"))
 ((call function: (_) @_callee arguments: (argument_list (keyword_argument value: [(identifier) (attribute)] @reference.value)))
   (#not-match? @_callee "^(isinstance|issubclass|super|type|getattr|hasattr|setattr|delattr|len|id|print)$"))
-(list [(identifier) (attribute)] @reference.value)
-(set [(identifier) (attribute)] @reference.value)
-(tuple [(identifier) (attribute)] @reference.value)
-(pair value: [(identifier) (attribute)] @reference.value)
-(assignment left: (identifier) @param right: (list [(identifier) (attribute)] @reference.value))
-(assignment left: (identifier) @param right: (tuple [(identifier) (attribute)] @reference.value))
-(assignment left: (identifier) @param right: (set [(identifier) (attribute)] @reference.value))
-(assignment left: (identifier) @param right: (dictionary (pair value: [(identifier) (attribute)] @reference.value)))
-(assignment left: (identifier) @param right: (list (tuple [(identifier) (attribute)] @reference.value)))
+[(list [(identifier) (attribute)] @reference.value)
+ (set [(identifier) (attribute)] @reference.value)
+ (tuple [(identifier) (attribute)] @reference.value)
+ (pair value: [(identifier) (attribute)] @reference.value)]
+(assignment left: (identifier) @param
+  right: [(list [(identifier) (attribute)] @reference.value)
+          (tuple [(identifier) (attribute)] @reference.value)
+          (set [(identifier) (attribute)] @reference.value)
+          (dictionary (pair value: [(identifier) (attribute)] @reference.value))
+          (list (tuple [(identifier) (attribute)] @reference.value))])
 
 (function_definition
   parameters: (parameters
