@@ -99,3 +99,12 @@ def test_the_shipped_static_model_needs_no_model_package_and_matches_the_distill
     assert shipped.model_id == "minilm-l6-static-v2-q8" and distilled.model_id == "minilm-l6-static-v2"
     a, b = shipped.embed(TEXTS), distilled.embed(TEXTS)
     assert np.abs(a @ a.T - b @ b.T).max() < 0.01  # int8 vectors keep every similarity
+
+
+def test_the_shipped_model_loads_once_per_process_and_stays_read_only():
+    # A server makes an embedder on every push: the second one must not read the vectors again.
+    first, second = make_embedder("local"), make_embedder("local")
+    assert first.vectors is second.vectors and first.tokenizer is second.tokenizer
+    assert np.array_equal(first.embed(TEXTS), second.embed(TEXTS))
+    with pytest.raises(ValueError, match="read-only"):
+        first.vectors[0, 0] = 1.0
