@@ -25,7 +25,7 @@ from branchgraph.core.languages import language_named, new_parser, tag_query, ts
 from branchgraph.core.model import content_hash
 
 # Bumped whenever extraction output changes, so caches keyed by blob SHA are invalidated.
-EXTRACTOR_VERSION = 25
+EXTRACTOR_VERSION = 27
 
 _MAX_RAW = 200
 # A type annotation is kept longer: a generic function type or builder type cut short says
@@ -49,8 +49,12 @@ _ASSIGN_KINDS = (
     ("assign.parameter", "parameter"),
     ("assign.callback", "callback"),
     ("assign.unpacked", "unpacked"),
+    ("assign.destructured", "destructured"),
+    ("assign.jsx", "jsx"),
+    ("assign.jsx_element", "jsx_element"),
     ("assign.property", "property"),
 )
+_RETURN_KINDS = (("return.value", "call"), ("return.name", "alias"), ("return.module", "module"))
 # A literal's builtin type (an ``assign.literal`` assignment's callee).
 _LITERAL_KINDS = {
     "list": "list",
@@ -70,7 +74,8 @@ _LITERAL_KINDS = {
 # The receivers that make an assignment an instance attribute (``self.x``, ``this.x``).
 _SELF_NAMES = frozenset({"self", "this"})
 # Nodes a broad capture such as `(argument_list (_) @reference.base)` may hit that name nothing.
-_NOT_REFERENCES = frozenset({"keyword_argument", "comment", "list_splat", "dictionary_splat"})
+# ECMAScript's `import("./m")` loads a module, it calls nothing: an import (ecmascript.scm).
+_NOT_REFERENCES = frozenset({"keyword_argument", "comment", "list_splat", "dictionary_splat", "import"})
 _NOT_ARGUMENTS = frozenset({"comment"})
 # Calls a query captures whole (their raw is the callee, and their arguments are counted).
 _WHOLE_CALLS = frozenset({"method_invocation", "object_creation_expression"})
@@ -156,7 +161,10 @@ class Assignment:
     an element of an array pattern a call's result is unpacked into (``const [count,
     setCount] = useState(0)``) kind ``unpacked``, ``position`` the element's; a property of an
     object literal a name is bound to (``const Jwt = { sign }``) kind ``property``, named
-    ``Jwt.sign``, ``callee`` what the property holds."""
+    ``Jwt.sign``, ``callee`` what the property holds; a name a call's result is destructured
+    into (``const { data } = useQuery()``) kind ``destructured``, ``key`` the property it takes;
+    a name bound to a JSX expression kind ``jsx``; the ``Element`` a ``namespace JSX`` declares
+    kind ``jsx_element``, named ``JSX``, ``callee`` the type it stands for (an interface: its name)."""
 
     name: str
     callee: str
@@ -475,12 +483,11 @@ def extract(language: str, data: bytes) -> ParsedFile:
             imports.append(_import(caps, scopes))
         elif "global" in caps:
             module_globals.append(_text(caps["global"][0]))
-        elif "return.value" in caps or "return.name" in caps:
+        elif "return.value" in caps or "return.name" in caps or "return.module" in caps:
             # Kept as an assignment to the function's own "return" or "yield" (``return Store()``,
-            # ``yield pm``), so an unannotated function's result can have a type.
-            kind, node = (
-                ("call", caps["return.value"][0]) if "return.value" in caps else ("alias", caps["return.name"][0])
-            )
+            # ``yield pm``, ``return import("./m")``: kind ``module``, the specifier as callee), so
+            # an unannotated function's result can have a type.
+            kind, node = next((k, caps[c][0]) for c, k in _RETURN_KINDS if c in caps)
             scope = scopes.innermost(node.start_byte, node.end_byte)
             if scope is not None:
                 returned_to = "yield" if "return.yield" in caps else "return"
@@ -505,13 +512,15 @@ def extract(language: str, data: bytes) -> ParsedFile:
                     if kind == "literal"
                     else _callee(value)
                     if value.type in _WHOLE_CALLS
-                    else _raw(value, _MAX_TYPE_RAW if kind == "annotation" else _MAX_RAW),
+                    else ""
+                    if kind == "jsx"
+                    else _raw(value, _MAX_TYPE_RAW if kind in ("annotation", "jsx_element") else _MAX_RAW),
                     line=node.start_point[0] + 1,
                     scope=scopes.innermost(node.start_byte, node.end_byte),
                     kind=kind,
                     argument=slot.argument if slot else None,
                     position=slot.position if slot else _element_position(node) if kind == "unpacked" else None,
-                    key=slot.key if slot else None,
+                    key=slot.key if slot else _destructured_key(caps, node) if kind == "destructured" else None,
                 )
             )
         else:
@@ -577,6 +586,12 @@ class _CallbackSlot:
     argument: int
     position: int
     key: str | None
+
+
+def _destructured_key(caps: dict[str, list[TSNode]], name: TSNode) -> str:
+    """The property a destructured name takes (``{ a: b }`` -> a; ``{ a }`` -> a)."""
+    key = caps.get("assign.key")
+    return _text(key[0]) if key else _text(name)
 
 
 def _callback_slot(parameter: TSNode, key: list[TSNode] | None) -> _CallbackSlot | None:

@@ -19,7 +19,13 @@ and locals with a type annotation or a ``new``/call initialiser, and the declare
 every ``return`` agrees, the inferred) return types of in-repo functions, getters and callable
 interfaces. A callback's untyped parameters take their types from the parameter lists of what
 it is passed to (overloads, aliases and unions of function types must agree), an array pattern
-unpacks a declared tuple, and an object literal of functions is a namespace.
+unpacks a declared tuple, and an object literal of functions is a namespace. Declared types
+read as the checker reads them: an intersection has each part's members, a primitive its
+wrapper object's (``string``: ``String``), an interface its properties' declared types,
+``typeof x`` is ``x`` and ``ReturnType<F>`` what an ``F`` returns; a method that is a field's
+function value returns what the field's type does. ``import("./m")`` loads a module (awaited or
+returned, its namespace), a call's result destructured binds its members, and a JSX expression
+is the ``JSX.Element`` the repository's ``namespace JSX`` declares, else a library's.
 
 A reference is never dropped: it resolves or dangles, with reason ``external`` for packages,
 globals and members whose name no symbol of the repository carries (such a call cannot land
@@ -40,6 +46,8 @@ from branchgraph.core.languages.ecmascript import module_name
 from branchgraph.core.model import Edge, FileSubgraph, node_id
 from branchgraph.ingest.ecmascript_modules import External as ExternalModule
 from branchgraph.ingest.ecmascript_modules import ModuleMap
+from branchgraph.ingest.incremental import fact
+from branchgraph.ingest.read_log import JSX_ELEMENT, stored_key
 from branchgraph.ingest.resolution import Binding, Resolver
 from branchgraph.ingest.resolution import Elements as _Elements
 from branchgraph.ingest.resolution import External as _Ext
@@ -72,6 +80,8 @@ _TYPE_KEYWORDS = frozenset(
     "typeof infer readonly unique asserts is extends in out new".split()
 )
 _NULLISH = frozenset({"null", "undefined", "void", ""})
+# A value declared with a primitive type has the members of its wrapper object.
+_PRIMITIVES = {"string": "String", "number": "Number", "boolean": "Boolean", "bigint": "BigInt", "symbol": "Symbol"}
 # Names every ECMAScript program sees without importing them (the language, browsers, Node,
 # and the globals test runners inject).
 GLOBAL_NAMES = frozenset(
@@ -119,7 +129,24 @@ class _Object:
     name: str
 
 
-_Value = _Mod | _Sym | _Inst | _Ext | _Elements | _FunctionType | _Object | None  # _Mod names a module by its path
+@dataclass(frozen=True, slots=True)
+class _ObjectType:
+    """An object type written out in an annotation (``{ isEscaped: true }``): the names it declares."""
+
+    keys: frozenset[str]
+
+
+@dataclass(frozen=True, slots=True)
+class _Intersection:
+    """A value of an intersection type (``Response & TypedResponse<T>``, ``string & Escaped``):
+    it has the members of each part; a part nothing is known of is None."""
+
+    parts: tuple[_Value | _ObjectType, ...]
+
+
+_Value = (
+    _Mod | _Sym | _Inst | _Ext | _Elements | _FunctionType | _Object | _Intersection | None
+)  # _Mod names a module by its path
 # The bindings of callback parameters, which callbacks in one scope share (see
 # ``_bind_callback_parameter``), and the extractor's kinds of them.
 _PARAMETER_KINDS = frozenset({"element", "callback", "param"})
@@ -157,6 +184,8 @@ class EcmaScriptResolver(Resolver):
         self.parameters: dict[tuple[str, int | None], set[str]] = self._table()
         # (path, scope, object literal's name) -> property -> what it holds
         self.properties: dict[tuple[str, int | None, str], dict[str, _Binding]] = self._table()
+        # path -> the type its `namespace JSX` declares `Element` to be (read under JSX_ELEMENT)
+        self.jsx_elements: dict[str, str] = {}
         for f in files:
             self._index_file(f)
         self._by_id = {s.id: s for s in self.symbols.values()}
@@ -247,10 +276,21 @@ class EcmaScriptResolver(Resolver):
         if a.kind == "unpacked":
             self._bind_declared(f.path, a.scope, a.name, ("unpacked", a.callee, a.scope, a.position))
             return
+        if a.kind == "jsx_element":
+            self.jsx_elements[f.path] = a.callee
+            return
+        if a.kind == "jsx":
+            self._bind_declared(f.path, a.scope, a.name, ("jsx",))
+            return
+        if a.kind == "destructured":
+            self._bind_declared(f.path, a.scope, a.name, ("destructured", a.callee, a.scope, a.key or a.name))
+            return
         if a.kind == "annotation":
             binding = ("annotated", a.callee, a.scope)
         elif a.kind == "alias":
             binding = ("alias", a.callee, a.scope)
+        elif a.kind == "module":  # `return import("./m")`
+            binding = ("module", a.callee)
         else:
             binding = ("call_result", a.callee, a.scope)
         if a.name == "return":
@@ -264,6 +304,10 @@ class EcmaScriptResolver(Resolver):
                 owner = method.parent
         elif a.scope is not None and defs[a.scope].kind == "class":  # a field
             owner = a.scope
+        elif a.scope is not None and _names_itself(
+            defs, a
+        ):  # a field holding a function: `text: TextRespond = (...) => ...`
+            owner = defs[a.scope].parent
         if owner is not None:
             name = a.name.removeprefix("self.")
             self._add_member_name(f.path, name)
@@ -360,7 +404,7 @@ class EcmaScriptResolver(Resolver):
         if kind == "import":
             return self._imported(path, binding[1], binding[2])
         if kind == "annotated":
-            return self._instance_of(self._resolve_type(path, binding[1], binding[2]))
+            return self._declared_value(path, binding[1], binding[2])
         if kind == "call_result":
             return self._call_result(self._resolve_dotted(path, binding[2], binding[1]))
         if kind == "alias":  # `this.store = store`, `const css = context.css`
@@ -373,6 +417,12 @@ class EcmaScriptResolver(Resolver):
             return _Object(path, binding[2], binding[1])
         if kind == "unpacked":  # `const [count, setCount] = useState(0)`: an element of what it returns
             return self._unpacked(self._resolve_dotted(path, binding[2], binding[1]), binding[3])
+        if kind == "destructured":  # `const { jsx } = await load()`: that member of what it returns
+            return self._member(self._call_result(self._resolve_dotted(path, binding[2], binding[1])), binding[3])
+        if kind == "module":
+            return self._imported(path, binding[1], None)
+        if kind == "jsx":
+            return self._memo(("jsx",), self._jsx_element)
         if kind == "any_of":
             return self._agreed(path, list(binding[1]))
         if kind == "param":  # an untyped parameter: whatever the caller passes
@@ -517,13 +567,52 @@ class EcmaScriptResolver(Resolver):
         symbol = callee.symbol
         if symbol.label == "Class":
             return _Inst(symbol)
+        field_type = self._field_annotation(symbol)
+        if field_type is not None:
+            # `text: TextRespond = (...) => ...`: callers see the field's declared type.
+            return self._call_result(self._resolve_binding(symbol.file.path, field_type))
         declared = self.return_types.get((symbol.file.path, symbol.index))
         if declared is None:
             return self._memo(("returns", symbol.id), lambda: self._returned(symbol))
         if declared.strip() == "this":
             owner = self._enclosing_class(symbol.file.path, symbol.definition.parent)
             return _Inst(owner) if owner is not None else None
-        return self._instance_of(self._resolve_type(symbol.file.path, declared, symbol.index))
+        return self._declared_value(symbol.file.path, declared, symbol.index)
+
+    def _jsx_element(self) -> _Value:
+        """What a JSX expression gives (``JSX.Element``): the type the repository's own ``namespace
+        JSX`` declares (every declaration agreeing), else the library's whose runtime it uses."""
+        if self.reads is not None:
+            self.reads.add(JSX_ELEMENT)
+        if not self.jsx_elements:
+            return _Ext("JSX.Element")
+        values = {self._declared_value(path, raw, None) for path, raw in sorted(self.jsx_elements.items())}
+        return values.pop() if len(values) == 1 else None
+
+    def _declared_facts(self) -> dict[str, set[str]]:
+        """The files declaring JSX's element type: one appearing, changing or vanishing changes
+        what every JSX expression is."""
+        return {path: {fact(stored_key(JSX_ELEMENT), raw)} for path, raw in self.jsx_elements.items()}
+
+    def _field_annotation(self, method: _Symbol) -> _Binding | None:
+        """The declared type of the field a method is the initial value of (``text: TextRespond = ...``)."""
+        owner = method.definition.parent
+        if method.label != "Method" or owner is None:
+            return None
+        bindings = self.attributes.get((method.file.path, owner), {}).get(method.definition.name, [])
+        return next((b for b in bindings if b[0] == "annotated"), None)
+
+    def _declared_value(self, path: str, raw: str, scope: int | None) -> _Value:
+        """What a value declared with type ``raw`` is; ``typeof x`` is what ``x`` is, and
+        ``ReturnType<F>`` what calling an ``F`` gives."""
+        written = _unwrapped(raw)
+        queried = written.removeprefix("typeof ").strip()
+        if queried != written and _DOTTED.match(queried):
+            # `let css: typeof cssHelper`: the type of that value, so the value itself.
+            return self._resolve_dotted(path, scope, queried)
+        if written.startswith("ReturnType<") and _closing(written, len("ReturnType")) == len(written) - 1:
+            return self._call_result(self._declared_value(path, written[len("ReturnType<") : -1], scope))
+        return self._instance_of(self._resolve_type(path, raw, scope))
 
     def _unpacked(self, callee: _Value, position: int) -> _Value:
         """The ``position``-th element of what calling ``callee`` returns: of a declared tuple
@@ -541,7 +630,7 @@ class EcmaScriptResolver(Resolver):
 
     def _returned(self, function: _Symbol) -> _Value:
         only = self._agreed(function.file.path, self.returns.get((function.file.path, function.index), []))
-        return only if isinstance(only, (_Inst, _Ext)) else None
+        return only if isinstance(only, (_Inst, _Ext, _Mod)) else None
 
     def _lookup_uncached(self, path: str, scope: int | None, name: str) -> _Value:
         defs = self._file(path).parsed.definitions
@@ -564,7 +653,7 @@ class EcmaScriptResolver(Resolver):
 
     @staticmethod
     def _instance_of(value: _Value) -> _Value:
-        return value if isinstance(value, _FunctionType) else Resolver._instance_of(value)
+        return value if isinstance(value, (_FunctionType, _Intersection)) else Resolver._instance_of(value)
 
     def _member_uncached(self, value: _Value, attr: str) -> _Value:
         if isinstance(value, _Ext):
@@ -578,9 +667,60 @@ class EcmaScriptResolver(Resolver):
             return _Ext(f"Array.{attr}")
         if isinstance(value, _Mod):
             return self._export(value.name, attr)
+        if isinstance(value, _Intersection):
+            return self._intersection_member(value, attr)
         if isinstance(value, (_Sym, _Inst)) and value.symbol.label in ("Class", "Interface"):
-            return self._class_member(value.symbol, attr, set())
+            found = self._class_member(value.symbol, attr, set())
+            if found is None and isinstance(value, _Inst) and value.symbol.label == "Interface":
+                found = self._property_value(value.symbol, attr, set())
+            aliased = value.symbol.definition.aliased
+            if found is None and isinstance(value, _Inst) and aliased and not aliased.startswith("{"):
+                # A value of `type Escaped = string & HtmlEscaped` has the members of what it stands for.
+                symbol = value.symbol
+                return self._member(
+                    self._instance_of(self._resolve_type(symbol.file.path, aliased, symbol.index)), attr
+                )
+            return found
         return None
+
+    def _property_value(self, interface: _Symbol, attr: str, seen: set[str]) -> _Value:
+        """A property an interface or object type alias declares (``css: CssType``), or one of
+        its in-repo bases does: a value of its declared type."""
+        if interface.id in seen or len(seen) > _MAX_ALIAS_DEPTH:
+            return None
+        seen.add(interface.id)
+        for name, _, declared in (p.partition(":") for p in interface.definition.properties):
+            if name.rstrip("?") == attr:
+                return self._declared_value(interface.file.path, declared, interface.index)
+        for _raw, _line, base in self._class_bases(interface):
+            if isinstance(base, _Sym) and base.symbol.label == "Interface":
+                found = self._property_value(base.symbol, attr, seen)
+                if found is not None:
+                    return found
+        return None
+
+    def _intersection_member(self, value: _Intersection, attr: str) -> _Value:
+        """A member of an intersection: the in-repo one a part has, else a library's; nothing
+        when a part declares it with a type written out or nothing is known of a part."""
+        external, unknown = None, False
+        for part in value.parts:
+            if isinstance(part, _ObjectType):
+                if attr in part.keys:
+                    return None
+                continue
+            if part is None:
+                unknown = True
+                continue
+            found = self._member(part, attr)
+            if isinstance(found, _Ext):
+                external = external or found
+            elif found is not None:
+                return found
+            elif isinstance(part, (_Sym, _Inst)) and any(
+                p.partition(":")[0].rstrip("?") == attr for p in part.symbol.definition.properties
+            ):
+                return None  # a property of that part: its declared type is not followed here
+        return None if unknown else external
 
     def _attribute(self, value: _Value, attr: str) -> _Value:
         # A getter read on the way (`c.req.param`) stands for what it returns.
@@ -692,6 +832,18 @@ class EcmaScriptResolver(Resolver):
             # alternative but null and undefined names.
             values = {self._resolve_type(path, part, scope) for part in alternatives if part not in _NULLISH}
             return values.pop() if len(values) == 1 else None
+        if raw in _PRIMITIVES:
+            return _Ext(_PRIMITIVES[raw])
+        parts = _split_top_level(raw, "&")
+        if len(parts) > 1:
+            return _Intersection(
+                tuple(
+                    _ObjectType(_object_type_keys(part))
+                    if part.startswith("{")
+                    else self._instance_of(self._resolve_type(path, part, scope))
+                    for part in map(_unparenthesised, parts)
+                )
+            )
         generic = _GENERIC_TYPE.match(raw)
         if generic is not None and _closing(raw, generic.end() - 1) == len(raw) - 1:
             raw = generic.group(1)  # `HonoBase<E, S & ToSchema<P>>` is a HonoBase, whatever its arguments name
@@ -808,6 +960,31 @@ def _alternatives(raw: str, walk: Callable[[str], list[_Typed]]) -> list[_Typed]
     if len(alternatives) == 1:
         return None
     return [found for alternative in alternatives if alternative not in _NULLISH for found in walk(alternative)]
+
+
+def _names_itself(defs: list[Definition], a: Assignment) -> bool:
+    """Whether ``a`` is the declared type of the class member its scope is (a field whose
+    value is a function is that function's definition, so the field's type lands in it)."""
+    d = defs[a.scope] if a.scope is not None else None
+    return (
+        d is not None
+        and a.kind == "annotation"
+        and d.name == a.name
+        and d.start_line == a.line
+        and d.parent is not None
+        and defs[d.parent].kind == "class"
+    )
+
+
+def _object_type_keys(raw: str) -> frozenset[str]:
+    """The member names an object type written out declares (``{ a: A; b?(): B }`` -> a, b)."""
+    inner = raw.strip().removeprefix("{").removesuffix("}")
+    keys = set()
+    for separator_split in _split_top_level(inner.replace(";", ","), ","):
+        name = _NAME.match(separator_split.removeprefix("readonly ").strip())
+        if name is not None:
+            keys.add(name.group(0))
+    return frozenset(keys)
 
 
 def _is_callback_parameter(binding: _Binding) -> bool:

@@ -222,6 +222,36 @@ def test_a_typescript_change_rebinds_unchanged_files(case, repo_dir, config, gra
     assert_equals_fresh_ingest(repo_dir, "main", config, graph_store, pg_store)
 
 
+TS_JSX = {
+    "package.json": '{"name": "ui", "private": true}',
+    "src/nodes.ts": "export class VNode {\n  render(): string {\n    return '';\n  }\n}\n",
+    "src/runtime.ts": 'import type { VNode } from "./nodes";\n\nexport namespace JSX {\n  export type Element = VNode;\n}\n',
+    "src/app.tsx": "export function run() {\n  const node = <p />;\n  return node.render();\n}\n",
+    "src/tidy.ts": "export function tidy(value: string): string {\n  return value.trim();\n}\n",
+}
+
+
+@pytest.mark.parametrize("declared", ["removed", "changed"])
+def test_a_changed_jsx_element_type_rebinds_every_jsx_value(declared, repo_dir, config, graph_store, pg_store):
+    """What `<p />` is comes from the file declaring `JSX.Element`: app.tsx did not change, but
+    its call on a JSX value now reaches another class, or a library's element."""
+    after = {k: v for k, v in TS_JSX.items() if k != "src/runtime.ts"}
+    if declared == "changed":
+        after["src/nodes.ts"] = (
+            TS_JSX["src/nodes.ts"] + "export class Fragment {\n  render(): string {\n    return '';\n  }\n}\n"
+        )
+        after["src/runtime.ts"] = TS_JSX["src/runtime.ts"].replace("VNode", "Fragment")
+
+    def reaches_vnode() -> None:
+        assert _call_target(graph_store, repo_dir.name, "src/app.run", "node.render") == "src/nodes.VNode.render"
+
+    update = _ingest_then_update(repo_dir, config, TS_JSX, after, reaches_vnode)
+    expected = "src/nodes.Fragment.render" if declared == "changed" else "JSX.Element.render"
+    assert _call_target(graph_store, repo_dir.name, "src/app.run", "node.render") == expected
+    assert update.work["files_resolved"] == len({p for p in after if TS_JSX.get(p) != after[p]}) + 1  # + app.tsx
+    assert_equals_fresh_ingest(repo_dir, "main", config, graph_store, pg_store)
+
+
 def test_a_changed_tsconfig_resolves_every_typescript_file_again(repo_dir, config, graph_store, pg_store):
     files = {
         **TS_PACKAGE,

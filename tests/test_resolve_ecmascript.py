@@ -473,3 +473,134 @@ def test_a_private_method_is_called_through_this():
     assert found[("src/app.App.fetch", "this.#clone")] == ("src/app.App.#clone", True)
     assert found[("src/app.App.fetch", "this.#store.save")] == ("src/app.Store.save", True)  # a private field
     assert found[("src/app.App.fetch", "this.#cache.save")] == ("src/app.Store.save", True)
+
+
+def test_intersections_primitives_and_field_types_give_members():
+    context = (
+        "export type Typed<T> = { _data: T; status?: number }\n"
+        "export type Escaped = string & { isEscaped: true }\n"
+        "export class Session { save(): void {} }\n"
+        "interface TextRespond { <T extends string>(text: T): Response & Typed<T> }\n"
+        "interface Render { (): Escaped }\n"
+        "export class Context {\n"
+        "  text: TextRespond = (text: string): ReturnType<TextRespond> => new Response(text) as any\n"
+        "  render: Render = () => '' as Escaped\n"
+        "  session(): Session & Typed<number> { return new Session() as any }\n"
+        "  toString(): string { return '' }\n"
+        "  headers(): void {}\n"
+        "  _data(): void {}\n"
+        "  replace(): void {}\n"
+        "}\n"
+        "export function run(c: Context, path: string) {\n"
+        "  const res = c.text('hi')\n"
+        "  res.headers.get('a')\n"
+        "  c.render().toString()\n"
+        "  c.session().save()\n"
+        "  path.replace('a', 'b')\n"
+        "  res._data()\n"
+        "}\n"
+    )
+    graph = resolve({"src/context.ts": context.encode()})
+    found = calls_by_caller(graph)
+    reasons = unresolved_of_subgraphs(graph)
+
+    def external(raw: str) -> bool:
+        target, resolved = found[("src/context.run", raw)]
+        return not resolved and reasons[target] == "external"
+
+    # The field's declared type, not the arrow function's, is what callers see; its call
+    # signature returns an intersection whose `headers` only the library part has.
+    assert external("res.headers.get") and external("c.render().toString") and external("path.replace")
+    assert found[("src/context.run", "c.session().save")] == ("src/context.Session.save", True)
+    # `_data` is a property the in-repo part declares (its type written out): not a guess.
+    assert found[("src/context.run", "res._data")][1] is False and not external("res._data")
+
+
+def test_typeof_and_interface_properties_give_the_declared_value():
+    css = (
+        "export type CssType = (strings: TemplateStringsArray) => string\n"
+        "export interface CssContext { css: CssType; cx: (name: string) => string }\n"
+        "export function createContext(): CssContext { return null as any }\n"
+        "export const render = (name: string) => name\n"
+        "export const css = createContext().css\n"
+    )
+    app = (
+        "import type { css as cssHelper, render as renderHelper } from './css'\n"
+        "export function run() {\n"
+        "  let css: typeof cssHelper\n"
+        "  let render: typeof renderHelper\n"
+        "  css`a`\n"
+        "  return render('x')\n"
+        "}\n"
+    )
+    graph = resolve({"src/css.ts": css.encode(), "src/app.ts": app.encode()})
+    found = calls_by_caller(graph)
+    reasons = unresolved_of_subgraphs(graph)
+    assert found[("src/app.run", "render")] == ("src/css.render", True)
+    assert reasons[found[("src/app.run", "css")][0]] == "dynamic"  # a property of a function type
+
+
+def test_dynamic_imports_and_destructured_call_results_bind_names():
+    index = "export const jsx = (tag: string) => tag\nexport function useContext() { return 1 }\n"
+    test = (
+        "const importIndex = () => import('./index')\n"
+        "async function load() { return import('./index') }\n"
+        "export class Store { save(): void {} }\n"
+        "export function makeStore() { return { store: new Store() } }\n"
+        "it('renders', async () => {\n"
+        "  const { useContext, jsx: h } = await importIndex()\n"
+        "  h('a'); useContext()\n"
+        "  const m = await import('./index')\n"
+        "  m.jsx('b')\n"
+        "  const loaded = await load()\n"
+        "  loaded.useContext()\n"
+        "})\n"
+        "export function other() { const { store } = makeStore(); const { missing } = makeStore(); missing() }\n"
+    )
+    graph = resolve({"src/index.ts": index.encode(), "src/iso.test.ts": test.encode()})
+    found = calls_by_caller(graph)
+    renders = "src/iso.test.renders"
+    assert found[(renders, "h")] == ("src/index.jsx", True)
+    assert found[(renders, "useContext")] == ("src/index.useContext", True)
+    assert found[(renders, "m.jsx")] == ("src/index.jsx", True)
+    assert found[(renders, "loaded.useContext")] == ("src/index.useContext", True)
+    assert not any(raw == "import" for _, raw in found)  # loading a module is no call
+    imports = {(a, b) for a, t, b, _ in edges_of_subgraphs(graph) if t == "IMPORTS"}
+    assert ("src/iso.test", "src/index") in imports
+    assert found[("src/iso.test.other", "missing")][1] is False
+
+
+def test_a_jsx_expression_has_the_element_type_the_runtime_declares():
+    html = (
+        "export interface HtmlEscaped { isEscaped: true }\n"
+        "export type HtmlEscapedString = string & HtmlEscaped\n"
+        "export class Node { toString(): string { return '' } }\n"
+    )
+    runtime = (
+        "import type { HtmlEscapedString } from './html'\n"
+        "export namespace JSX {\n"
+        "  export type Element = HtmlEscapedString | Promise<HtmlEscapedString>\n"
+        "}\n"
+    )
+    test = (
+        "it('renders', async () => {\n"
+        "  const template = <h1 className='h1'>Hello</h1>\n"
+        "  const wrapped = (\n    <div />\n  )\n"
+        "  template.toString(); wrapped.toString()\n"
+        "})\n"
+    )
+    sources = {"src/html.ts": html.encode(), "src/jsx.ts": runtime.encode(), "src/app.test.tsx": test.encode()}
+    for declared in (True, False):  # the repository's own `JSX.Element`, or a library's
+        graph = resolve(sources if declared else {k: v for k, v in sources.items() if k != "src/jsx.ts"})
+        found = calls_by_caller(graph)
+        reasons = unresolved_of_subgraphs(graph)
+        for raw in ("template.toString", "wrapped.toString"):
+            target, resolved = found[("src/app.test.renders", raw)]
+            assert not resolved and reasons[target] == "external", (declared, raw)
+    # An element type of the repository's own is followed to its members.
+    own = (
+        "export class VNode { render(): string { return '' } }\nexport namespace JSX { export type Element = VNode }\n"
+    )
+    test = "import './vnode'\nexport function run() { const node = <p />; return node.render() }\n"
+    found = calls_by_caller(resolve({"src/vnode.ts": own.encode(), "src/app.tsx": test.encode()}))
+    assert found[("src/app.run", "node.render")] == ("src/vnode.VNode.render", True)

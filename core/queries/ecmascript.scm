@@ -66,6 +66,18 @@
   name: (object_pattern (pair_pattern key: (_) @import.name value: (identifier) @import.alias))
   value: (call_expression function: (identifier) @_require arguments: (arguments . (string (string_fragment) @import.from)))
   (#eq? @_require "require"))
+; A dynamic import (`import('./m')`) imports its module; awaited into names, it binds them:
+; `const m = await import('./m')`, `const { a } = await import('./m')`.
+(call_expression function: (import) arguments: (arguments . (string (string_fragment) @import.module)))
+(variable_declarator
+  name: (identifier) @import.alias
+  value: (await_expression (call_expression function: (import) arguments: (arguments . (string (string_fragment) @import.module)))))
+(variable_declarator
+  name: (object_pattern (shorthand_property_identifier_pattern) @import.name)
+  value: (await_expression (call_expression function: (import) arguments: (arguments . (string (string_fragment) @import.from)))))
+(variable_declarator
+  name: (object_pattern (pair_pattern key: (_) @import.name value: (identifier) @import.alias))
+  value: (await_expression (call_expression function: (import) arguments: (arguments . (string (string_fragment) @import.from)))))
 (assignment_expression
   left: (member_expression object: (identifier) @_module property: (property_identifier) @import.as_default)
   right: (identifier) @import.name
@@ -93,11 +105,16 @@
 (assignment_expression left: (member_expression object: (this) @assign.object property: [(property_identifier) (private_property_identifier)] @assign.name)
   right: (identifier) @assign.alias)
 (return_statement (new_expression constructor: (_) @return.value))
-(return_statement (call_expression function: (_) @return.value))
+(return_statement (call_expression function: (_) @return.value) (#not-eq? @return.value "import"))
 (return_statement (await_expression (call_expression function: (_) @return.value)))
 (return_statement [(identifier) (this)] @return.name)
 (variable_declarator value: (arrow_function body: (new_expression constructor: (_) @return.value)))
-(variable_declarator value: (arrow_function body: (call_expression function: (_) @return.value)))
+(variable_declarator value: (arrow_function body: (call_expression function: (_) @return.value))
+  (#not-eq? @return.value "import"))
+; A function that loads a module (`const load = () => import('./m')`) returns its namespace.
+(variable_declarator value: (arrow_function body: (call_expression function: (import)
+  arguments: (arguments . (string (string_fragment) @return.module)))))
+(return_statement (call_expression function: (import) arguments: (arguments . (string (string_fragment) @return.module))))
 
 (program [(lexical_declaration (variable_declarator name: (identifier) @global))
           (variable_declaration (variable_declarator name: (identifier) @global))
@@ -117,6 +134,14 @@
   value: (object (shorthand_property_identifier) @assign.name @assign.property))
 (variable_declarator name: (identifier) @assign.property_of
   value: (object (pair key: (property_identifier) @assign.name value: [(identifier) (member_expression)] @assign.property)))
+
+; A call's result destructured into names: `const { data, error } = useQuery()`, `{ a: b }` too.
+(variable_declarator name: (object_pattern (shorthand_property_identifier_pattern) @assign.name)
+  value: [(call_expression function: (_) @assign.destructured) (await_expression (call_expression function: (_) @assign.destructured))]
+  (#not-match? @assign.destructured "^(require|import)$"))
+(variable_declarator name: (object_pattern (pair_pattern key: (property_identifier) @assign.key value: (identifier) @assign.name))
+  value: [(call_expression function: (_) @assign.destructured) (await_expression (call_expression function: (_) @assign.destructured))]
+  (#not-match? @assign.destructured "^(require|import)$"))
 
 ; A call's result unpacked into an array pattern: `const [count, setCount] = useState(0)`.
 (variable_declarator name: (array_pattern (identifier) @assign.name) value: (call_expression function: (_) @assign.unpacked))

@@ -2,3 +2,8 @@
 ; it, as a call is. Lower-case tags (`div`) are the host's elements; the resolver says so.
 (jsx_opening_element name: (_) @reference.render)
 (jsx_self_closing_element name: (_) @reference.render)
+
+; A JSX expression's value has the element type of the JSX runtime (`JSX.Element`).
+(variable_declarator name: (identifier) @assign.name
+  value: [(jsx_element) (jsx_self_closing_element)
+          (parenthesized_expression [(jsx_element) (jsx_self_closing_element)])] @assign.jsx)

@@ -87,3 +87,14 @@
                   (function_expression parameters: (formal_parameters (required_parameter pattern: (identifier) @assign.name !type)))])
     (method_definition name: (property_identifier) @assign.key
           parameters: (formal_parameters (required_parameter pattern: (identifier) @assign.name !type)))])))
+
+; What a JSX expression's value is where the repository types its own JSX runtime: the `Element`
+; its `namespace JSX` declares (an alias: the type it stands for; an interface: by name).
+(internal_module name: (identifier) @assign.name
+  body: (statement_block [(type_alias_declaration name: (type_identifier) @_element value: (_) @assign.jsx_element)
+                          (export_statement declaration: (type_alias_declaration name: (type_identifier) @_element value: (_) @assign.jsx_element))])
+  (#eq? @assign.name "JSX") (#eq? @_element "Element"))
+(internal_module name: (identifier) @assign.name
+  body: (statement_block [(interface_declaration name: (type_identifier) @assign.jsx_element)
+                          (export_statement declaration: (interface_declaration name: (type_identifier) @assign.jsx_element))])
+  (#eq? @assign.name "JSX") (#eq? @assign.jsx_element "Element"))
