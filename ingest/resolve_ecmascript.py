@@ -811,6 +811,10 @@ class EcmaScriptResolver(Resolver):
     def _resolve_type(self, path: str, raw: str, scope: int | None) -> _Value:
         """The class or interface an annotation gives a value (``Promise<Order | undefined>``
         -> Order); a collection (``Order[]``, ``Map<K, V>``) is the external collection."""
+        # A file's annotations name the same few types again and again: memoised.
+        return self._memo(("type", path, scope, raw), lambda: self._resolve_type_uncached(path, raw, scope))
+
+    def _resolve_type_uncached(self, path: str, raw: str, scope: int | None) -> _Value:
         raw = _unwrapped(raw)
         written = _unparenthesised(raw)
         parameters = _function_type_parameters(written)
@@ -834,7 +838,7 @@ class EcmaScriptResolver(Resolver):
             return values.pop() if len(values) == 1 else None
         if raw in _PRIMITIVES:
             return _Ext(_PRIMITIVES[raw])
-        parts = _split_top_level(raw, "&")
+        parts = _split_top_level(raw, "&") if "&" in raw else [raw]
         if len(parts) > 1:
             return _Intersection(
                 tuple(
