@@ -18,7 +18,9 @@ FILES = {
     "src/repo/index.ts": "src/repo/index",
     "src/repo/orderStore.ts": "src/repo/orderStore",
     "src/services/__tests__/orderService.test.ts": "src/services/__tests__/orderService.test",
+    "src/services/labels.ts": "src/services/labels",
     "src/services/orderService.ts": "src/services/orderService",
+    "src/services/receipts.ts": "src/services/receipts",
     "src/ui/OrderBadge.tsx": "src/ui/OrderBadge",
 }
 
@@ -67,6 +69,15 @@ SYMBOLS = {
     ("Method", "src/services/orderService.OrderService.place"): (19, 25, False),
     ("Method", "src/services/orderService.OrderService.quickOrder"): (27, 29, False),
     ("Function", "src/services/orderService.createService"): (32, 33, False),
+    ("Function", "src/services/labels.headline"): (3, 3, False),
+    ("Class", "src/services/receipts.Printer"): (18, 21, False),
+    ("Method", "src/services/receipts.Printer.render"): (20, 20, False),
+    ("Class", "src/services/receipts.Receipt"): (10, 16, False),
+    ("Method", "src/services/receipts.Receipt.constructor"): (11, 11, False),
+    ("Method", "src/services/receipts.Receipt.print"): (13, 15, False),
+    ("Interface", "src/services/receipts.Render"): (6, 8, False),
+    ("Interface", "src/services/receipts.Stamped"): (4, 4, False),
+    ("Function", "src/services/receipts.printReceipt"): (23, 27, False),
     ("Function", "src/ui/OrderBadge.OrderBadge"): (4, 10, False),
     ("Function", "src/ui/OrderBadge.Price"): (12, 12, False),
 }
@@ -79,6 +90,8 @@ UNRESOLVED = {
     "Map.get": "external",
     "Map.set": "external",
     "Math.round": "external",
+    "Object.assign": "external",
+    "String.trim": "external",  # `text` is a string
     "Promise": "external",
     "amount.times": "unresolved",
     "axios": "external",
@@ -376,6 +389,33 @@ EDGES = {
     ("src/ui/OrderBadge.OrderBadge", "CALLS", "src/ui/OrderBadge.Price", True),  # <Price cents={...} />
     ("src/ui/OrderBadge.Price", "CALLS", "(cents / 100).toFixed", False),
     ("src/ui/OrderBadge.Price", "CALLS", "<b>", False),
+    # A dynamic import destructured; a method that is a field's function value, whose callers
+    # see the field's type (a call signature returning an intersection).
+    ("src/services/labels", "DEFINES", "src/services/labels.headline", True),
+    ("src/services/labels", "IMPORTS", "src/models/order.Order", True),
+    ("src/services/labels.headline", "PARAM_TYPE", "src/models/order.Order", True),
+    ("src/services/receipts", "DEFINES", "src/services/receipts.Printer", True),
+    ("src/services/receipts", "DEFINES", "src/services/receipts.Receipt", True),
+    ("src/services/receipts", "DEFINES", "src/services/receipts.Render", True),
+    ("src/services/receipts", "DEFINES", "src/services/receipts.Stamped", True),
+    ("src/services/receipts", "DEFINES", "src/services/receipts.printReceipt", True),
+    ("src/services/receipts", "IMPORTS", "src/models/order.Order", True),
+    ("src/services/receipts", "IMPORTS", "src/services/labels", True),  # import("./labels")
+    ("src/services/receipts", "IMPORTS", "src/services/labels.headline", True),
+    ("src/services/receipts.Printer", "DEFINES", "src/services/receipts.Printer.render", True),
+    ("src/services/receipts.Printer.render", "CALLS", "Object.assign", False),
+    ("src/services/receipts.Printer.render", "CALLS", "src/services/receipts.Receipt", True),
+    ("src/services/receipts.Printer.render", "PARAM_TYPE", "src/models/order.Order", True),
+    ("src/services/receipts.Receipt", "DEFINES", "src/services/receipts.Receipt.constructor", True),
+    ("src/services/receipts.Receipt", "DEFINES", "src/services/receipts.Receipt.print", True),
+    ("src/services/receipts.Receipt.print", "CALLS", "String.trim", False),
+    ("src/services/receipts.Render", "PARAM_TYPE", "src/models/order.Order", True),
+    ("src/services/receipts.printReceipt", "CALLS", "src/services/labels.headline", True),
+    ("src/services/receipts.printReceipt", "CALLS", "src/services/receipts.Printer.render", True),
+    ("src/services/receipts.printReceipt", "CALLS", "src/services/receipts.Receipt.print", True),
+    ("src/services/receipts.printReceipt", "PARAM_TYPE", "src/models/order.Order", True),
+    ("src/services/receipts.printReceipt", "PARAM_TYPE", "src/services/receipts.Printer", True),
+    ("src/services/receipts.printReceipt", "RETURNS_TYPE", "Promise", False),
 }
 
 # What a matcher by name alone would get wrong; none of these may appear, resolved or not.
