@@ -28,6 +28,12 @@ def calls_by_caller(graph) -> dict[tuple[str, str], tuple[str, bool]]:
     return {(names[e.src], e.raw): (names[e.dst], e.resolved) for s in graph for e in s.edges if e.type == "CALLS"}
 
 
+def dangling_reason(graph, caller: str, raw: str) -> str | None:
+    """Why ``caller``'s call ``raw`` dangles (external, dynamic, unresolved); None when it resolves."""
+    target, resolved = calls_by_caller(graph)[(caller, raw)]
+    return None if resolved else unresolved_of_subgraphs(graph)[target]
+
+
 @pytest.fixture
 def webshop_graph(webshop_sources):
     return resolve(webshop_sources)
@@ -385,8 +391,7 @@ def test_a_value_of_a_function_type_is_dynamic_to_call_and_its_result_typed():
     reasons = unresolved_of_subgraphs(graph)
     assert reasons["handler"] == "dynamic" and reasons["this.onError"] == "dynamic"
     assert found[("src/app.run", "result.ok")] == ("src/app.Result.ok", True)  # what the function type returns
-    target, resolved = found[("src/app.Emitter.fire", "this.onError.call")]
-    assert not resolved and reasons[target] == "external"  # Function.prototype.call
+    assert dangling_reason(graph, "src/app.Emitter.fire", "this.onError.call") == "external"  # Function.prototype.call
 
 
 def test_an_object_literal_of_functions_is_a_namespace():
@@ -502,11 +507,9 @@ def test_intersections_primitives_and_field_types_give_members():
     )
     graph = resolve({"src/context.ts": context.encode()})
     found = calls_by_caller(graph)
-    reasons = unresolved_of_subgraphs(graph)
 
     def external(raw: str) -> bool:
-        target, resolved = found[("src/context.run", raw)]
-        return not resolved and reasons[target] == "external"
+        return dangling_reason(graph, "src/context.run", raw) == "external"
 
     # The field's declared type, not the arrow function's, is what callers see; its call
     # signature returns an intersection whose `headers` only the library part has.
@@ -534,10 +537,8 @@ def test_typeof_and_interface_properties_give_the_declared_value():
         "}\n"
     )
     graph = resolve({"src/css.ts": css.encode(), "src/app.ts": app.encode()})
-    found = calls_by_caller(graph)
-    reasons = unresolved_of_subgraphs(graph)
-    assert found[("src/app.run", "render")] == ("src/css.render", True)
-    assert reasons[found[("src/app.run", "css")][0]] == "dynamic"  # a property of a function type
+    assert calls_by_caller(graph)[("src/app.run", "render")] == ("src/css.render", True)
+    assert dangling_reason(graph, "src/app.run", "css") == "dynamic"  # a property of a function type
 
 
 def test_dynamic_imports_and_destructured_call_results_bind_names():
@@ -592,11 +593,8 @@ def test_a_jsx_expression_has_the_element_type_the_runtime_declares():
     sources = {"src/html.ts": html.encode(), "src/jsx.ts": runtime.encode(), "src/app.test.tsx": test.encode()}
     for declared in (True, False):  # the repository's own `JSX.Element`, or a library's
         graph = resolve(sources if declared else {k: v for k, v in sources.items() if k != "src/jsx.ts"})
-        found = calls_by_caller(graph)
-        reasons = unresolved_of_subgraphs(graph)
         for raw in ("template.toString", "wrapped.toString"):
-            target, resolved = found[("src/app.test.renders", raw)]
-            assert not resolved and reasons[target] == "external", (declared, raw)
+            assert dangling_reason(graph, "src/app.test.renders", raw) == "external", (declared, raw)
     # An element type of the repository's own is followed to its members.
     own = (
         "export class VNode { render(): string { return '' } }\nexport namespace JSX { export type Element = VNode }\n"
