@@ -304,10 +304,8 @@ class EcmaScriptResolver(Resolver):
                 owner = method.parent
         elif a.scope is not None and defs[a.scope].kind == "class":  # a field
             owner = a.scope
-        elif a.scope is not None and _names_itself(
-            defs, a
-        ):  # a field holding a function: `text: TextRespond = (...) => ...`
-            owner = defs[a.scope].parent
+        elif a.scope is not None and _names_itself(defs, a):
+            owner = defs[a.scope].parent  # a field holding a function: `text: TextRespond = (...) => ...`
         if owner is not None:
             name = a.name.removeprefix("self.")
             self._add_member_name(f.path, name)
@@ -719,7 +717,7 @@ class EcmaScriptResolver(Resolver):
             elif isinstance(part, (_Sym, _Inst)) and any(
                 p.partition(":")[0].rstrip("?") == attr for p in part.symbol.definition.properties
             ):
-                return None  # a property of that part: its declared type is not followed here
+                return None  # a property of that part whose declared type says nothing known
         return None if unknown else external
 
     def _attribute(self, value: _Value, attr: str) -> _Value:
@@ -984,8 +982,8 @@ def _object_type_keys(raw: str) -> frozenset[str]:
     """The member names an object type written out declares (``{ a: A; b?(): B }`` -> a, b)."""
     inner = raw.strip().removeprefix("{").removesuffix("}")
     keys = set()
-    for separator_split in _split_top_level(inner.replace(";", ","), ","):
-        name = _NAME.match(separator_split.removeprefix("readonly ").strip())
+    for member in _split_top_level(inner.replace(";", ","), ","):
+        name = _NAME.match(member.removeprefix("readonly ").strip())
         if name is not None:
             keys.add(name.group(0))
     return frozenset(keys)
