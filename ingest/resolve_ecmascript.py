@@ -304,8 +304,8 @@ class EcmaScriptResolver(Resolver):
                 owner = method.parent
         elif a.scope is not None and defs[a.scope].kind == "class":  # a field
             owner = a.scope
-        elif a.scope is not None and _names_itself(defs, a):
-            owner = defs[a.scope].parent  # a field holding a function: `text: TextRespond = (...) => ...`
+        else:
+            owner = _function_field_owner(defs, a)  # `text: TextRespond = (...) => ...`
         if owner is not None:
             name = a.name.removeprefix("self.")
             self._add_member_name(f.path, name)
@@ -687,9 +687,9 @@ class EcmaScriptResolver(Resolver):
         if interface.id in seen or len(seen) > _MAX_ALIAS_DEPTH:
             return None
         seen.add(interface.id)
-        for name, _, declared in (p.partition(":") for p in interface.definition.properties):
-            if name.rstrip("?") == attr:
-                return self._declared_value(interface.file.path, declared, interface.index)
+        declared = _property_declared(interface, attr)
+        if declared is not None:
+            return self._declared_value(interface.file.path, declared, interface.index)
         for _raw, _line, base in self._class_bases(interface):
             if isinstance(base, _Sym) and base.symbol.label == "Interface":
                 found = self._property_value(base.symbol, attr, seen)
@@ -714,9 +714,7 @@ class EcmaScriptResolver(Resolver):
                 external = external or found
             elif found is not None:
                 return found
-            elif isinstance(part, (_Sym, _Inst)) and any(
-                p.partition(":")[0].rstrip("?") == attr for p in part.symbol.definition.properties
-            ):
+            elif isinstance(part, (_Sym, _Inst)) and _property_declared(part.symbol, attr) is not None:
                 return None  # a property of that part whose declared type says nothing known
         return None if unknown else external
 
@@ -964,18 +962,21 @@ def _alternatives(raw: str, walk: Callable[[str], list[_Typed]]) -> list[_Typed]
     return [found for alternative in alternatives if alternative not in _NULLISH for found in walk(alternative)]
 
 
-def _names_itself(defs: list[Definition], a: Assignment) -> bool:
-    """Whether ``a`` is the declared type of the class member its scope is (a field whose
-    value is a function is that function's definition, so the field's type lands in it)."""
+def _property_declared(symbol: _Symbol, attr: str) -> str | None:
+    """The declared type of the property ``attr`` (optional or not) an interface or object type alias has."""
+    for name, _, declared in (p.partition(":") for p in symbol.definition.properties):
+        if name.rstrip("?") == attr:
+            return declared
+    return None
+
+
+def _function_field_owner(defs: list[Definition], a: Assignment) -> int | None:
+    """The class whose field ``a`` declares the type of, when the field's value is a function:
+    that function is the field's definition, so the field's type lands in it as its scope."""
     d = defs[a.scope] if a.scope is not None else None
-    return (
-        d is not None
-        and a.kind == "annotation"
-        and d.name == a.name
-        and d.start_line == a.line
-        and d.parent is not None
-        and defs[d.parent].kind == "class"
-    )
+    if d is None or a.kind != "annotation" or d.name != a.name or d.start_line != a.line or d.parent is None:
+        return None
+    return d.parent if defs[d.parent].kind == "class" else None
 
 
 def _object_type_keys(raw: str) -> frozenset[str]:
