@@ -17,6 +17,7 @@ from dulwich.graph import find_merge_base
 from dulwich.repo import Repo
 
 from branchgraph.core import git
+from branchgraph.core.collector import collector_paused
 from branchgraph.core.config import Config, cache_root, parse_age
 from branchgraph.core.embed import Embedder, make_embedder
 from branchgraph.core.errors import AmbiguousRepository, BranchNotIndexed, ConfigError, GitError, NotIndexed
@@ -731,7 +732,7 @@ class Workspace(_OpenStores):
             raise ValueError("name the change one way: symbols, diff, staged or worktree")
         if not 1 <= depth <= IMPACT_MAX_DEPTH:
             raise ValueError(f"depth must be between 1 and {IMPACT_MAX_DEPTH}; got {depth}")
-        with self.reading(repo, branch) as s:
+        with self.reading(repo, branch) as s, collector_paused():
             if symbols:
                 changes = _named_changes(self, s, symbols)
             elif diff:

@@ -8,6 +8,7 @@ differs between languages (docstrings, signatures) comes from the language regis
 from __future__ import annotations
 
 import bisect
+import gc
 import json
 import multiprocessing
 import os
@@ -692,7 +693,9 @@ def extract_all(jobs: list[tuple[str, bytes]], workers: int | None = None) -> It
     # runs no threads while they start (the database drivers here are synchronous).
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("fork" if "fork" in methods else None)
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+    # A fork inherits a paused collector (``core.collector``); a child parsing file after file
+    # collects as usual.
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=gc.enable) as pool:
         yield from pool.map(_extract_job, jobs, chunksize=16)
 
 

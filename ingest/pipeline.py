@@ -34,6 +34,7 @@ from dulwich.objects import Commit
 from dulwich.repo import Repo
 
 from branchgraph.core import git
+from branchgraph.core.collector import collector_paused
 from branchgraph.core.embed.base import Embedder, content_key
 from branchgraph.core.embed.text import enriched_text
 from branchgraph.core.errors import GitError
@@ -204,7 +205,7 @@ def ingest_branch(
     clock = _Stopwatch()
     work: Counter[str] = Counter()
 
-    with rows.ingest_lock(name, branch, wait=options.wait_for_lock), contextlib.ExitStack() as held:
+    with rows.ingest_lock(name, branch, wait=options.wait_for_lock), contextlib.ExitStack() as held, collector_paused():
         previous = rows.branch_record(name, branch)
         if previous is not None and previous.counts.get("files", 0) and not graph.has_branch(name, branch):
             # PostgreSQL remembers the branch but the graph lost it (a wiped or restored Neo4j):
