@@ -5,9 +5,11 @@ commit straight from the object store (a bare clone works; the working tree neve
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 import stat
-from collections.abc import Iterator
+import zlib
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -124,7 +126,45 @@ def commit_object(repo: Repo, rev: str) -> Commit:
 def tree_files(repo: Repo, commit: Commit) -> Iterator[TreeFile]:
     """Every tracked file of the commit (blobs, symlinks and gitlinks), in path order."""
     for entry in iter_tree_contents(repo.object_store, commit.tree):
-        yield TreeFile(entry.path.decode("utf-8", "surrogateescape"), entry.mode, entry.sha.decode("ascii"))
+        yield TreeFile(_path(entry.path), entry.mode, entry.sha.decode("ascii"))
+
+
+def tree_files_since(
+    repo: Repo, commit: Commit, old_commit: str, old_files: Iterable[TreeFile]
+) -> list[TreeFile] | None:
+    """``tree_files`` of ``commit`` from those of another commit and the trees that differ
+    between the two (unchanged subtrees are never read); None when ``old_commit`` is not in
+    the repository (history rewritten, a shallow clone)."""
+    if not commit_exists(repo, old_commit):
+        return None
+    files = {f.path: f for f in old_files}
+    for change in tree_changes(repo.object_store, _commit(repo, old_commit).tree, commit.tree):
+        if change.old is not None and change.old.path is not None:
+            files.pop(_path(change.old.path), None)
+        if change.new is not None and change.new.path is not None and change.new.sha is not None:
+            path = _path(change.new.path)
+            files[path] = TreeFile(path, change.new.mode or 0, change.new.sha.decode("ascii"))
+    return sorted(files.values(), key=_tree_order)
+
+
+def _tree_order(f: TreeFile) -> tuple[bytes, ...]:
+    """``tree_files``' order: each folder's entries by name, a folder's contents in its place."""
+    return tuple(part.encode("utf-8", "surrogateescape") for part in f.path.split("/"))
+
+
+def encode_listing(files: Iterable[TreeFile]) -> bytes:
+    """A commit's tracked files as compact bytes, to be stored (``decode_listing``)."""
+    # JSON escapes a path's undecodable bytes (lone surrogates) and gives them back as they were.
+    rows = [[f.path, f.mode, f.blob_sha] for f in files]
+    return zlib.compress(json.dumps(rows, separators=(",", ":")).encode("ascii"), 1)
+
+
+def decode_listing(data: bytes) -> list[TreeFile]:
+    return [TreeFile(path, mode, sha) for path, mode, sha in json.loads(zlib.decompress(data))]
+
+
+def _path(raw: bytes) -> str:
+    return raw.decode("utf-8", "surrogateescape")
 
 
 def blob_at(repo: Repo, commit: Commit, path: str) -> bytes | None:

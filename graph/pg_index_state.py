@@ -175,6 +175,11 @@ class PgIndexState(PgConnection):
                     json.dumps(record.conflict_files),
                 ),
             )
+            cur.execute(
+                "DELETE FROM tree_listings t WHERE repo = %s AND NOT EXISTS "
+                "(SELECT 1 FROM branches b WHERE b.repo = t.repo AND b.indexed_commit = t.commit)",
+                (record.repo,),
+            )
 
     def branch_record(self, repo: str, branch: str) -> BranchRecord | None:
         return next((r for r in self.branches(repo) if r.branch == branch), None)
@@ -202,6 +207,20 @@ class PgIndexState(PgConnection):
             cur.execute(
                 "INSERT INTO path_changes (repo, commit, depth, changes) VALUES (%s, %s, %s, %s) ON CONFLICT DO NOTHING",
                 (repo, commit, depth, json.dumps([list(paths) for paths in changes])),
+            )
+
+    def tree_listing(self, repo: str, commit: str) -> bytes | None:
+        with self._transaction() as cur:
+            cur.execute("SELECT listing FROM tree_listings WHERE repo = %s AND commit = %s", (repo, commit))
+            row = cur.fetchone()
+            return None if row is None else bytes(row[0])
+
+    def put_tree_listing(self, repo: str, commit: str, listing: bytes) -> None:
+        with self._transaction() as cur:
+            cur.execute(
+                "INSERT INTO tree_listings (repo, commit, listing) VALUES (%s, %s, %s) "
+                "ON CONFLICT (repo, commit) DO UPDATE SET listing = EXCLUDED.listing",
+                (repo, commit, listing),
             )
 
     @contextlib.contextmanager

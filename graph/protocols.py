@@ -312,6 +312,12 @@ class IndexState(Protocol):
 
     def put_path_changes(self, repo: str, commit: str, depth: int, changes: Sequence[Sequence[str]]) -> None: ...
 
+    def tree_listing(self, repo: str, commit: str) -> bytes | None:
+        """The tracked files of an indexed commit, as ``core.git.encode_listing`` stored them."""
+
+    def put_tree_listing(self, repo: str, commit: str, listing: bytes) -> None:
+        """Keep a commit's listing; ``record_branch`` drops those of commits no branch is at."""
+
     def ingest_lock(
         self, repo: str, branch: str, wait: bool = True, poll_s: float = 0.5
     ) -> AbstractContextManager[None]: ...

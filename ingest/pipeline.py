@@ -236,7 +236,9 @@ def ingest_branch(
         rewrite_all = options.full or switched_model or outdated_rows
 
         with clock.stage("read"):
-            entries, project_entries, skipped = _source_entries(repo, commit)
+            # --full trusts nothing stored: the tree is read whole and its listing stored anew.
+            tracked, listed = _tracked_files(run, commit, None if options.full else inherited)
+            entries, project_entries, skipped = _source_entries(tracked)
             project_files = _project_files(repo, project_entries)
             stored, in_graph, states = None, None, None
             if inherited is not None and not rewrite_all:
@@ -307,6 +309,8 @@ def ingest_branch(
                     whole_branch=summary.strategy == STRATEGY_BULK or switched_model or outdated_rows,
                 )
             with clock.stage("record"):
+                if not listed:
+                    rows.put_tree_listing(name, summary.commit, git.encode_listing(tracked))
                 # A file's state says its graph *and* vector rows are current, so it is set last.
                 rows.set_file_states(name, branch, written.states, written.removed)
                 rows.update_resolutions(name, branch, {p: r.to_json() for p, r in resolved.restamped.items()})
@@ -337,13 +341,26 @@ def ingest_branch(
     return summary
 
 
-def _source_entries(repo: Repo, commit: Commit) -> tuple[list[git.TreeFile], list[git.TreeFile], Counter[str]]:
+def _tracked_files(run: _Run, commit: Commit, since: BranchRecord | None) -> tuple[list[git.TreeFile], bool]:
+    """The commit's tracked files, and whether the stores hold their listing already. Reading
+    django's whole tree takes 0.6 s; the listing stored for the commit ``since`` is indexed at,
+    changed by the subtrees that differ, takes milliseconds."""
+    if since is not None:
+        stored = run.stores.rows.tree_listing(run.name, since.indexed_commit)
+        if stored is not None:
+            files = git.tree_files_since(run.repo, commit, since.indexed_commit, git.decode_listing(stored))
+            if files is not None:
+                return files, since.indexed_commit == commit.id.decode("ascii")
+    return list(git.tree_files(run.repo, commit)), False
+
+
+def _source_entries(tracked: list[git.TreeFile]) -> tuple[list[git.TreeFile], list[git.TreeFile], Counter[str]]:
     """Tracked files in a language branchgraph parses, and the project files their resolvers
     read (``package.json``, ``tsconfig.json``, ...); links and submodules are counted apart."""
     entries: list[git.TreeFile] = []
     project: list[git.TreeFile] = []
     skipped: Counter[str] = Counter()
-    for entry in git.tree_files(repo, commit):
+    for entry in tracked:
         if is_project_file(entry.path) and not entry.is_symlink and not entry.is_submodule:
             project.append(entry)
         if not language_for_path(entry.path):

@@ -103,6 +103,16 @@ CREATE TABLE IF NOT EXISTS path_changes (
     PRIMARY KEY (repo, commit, depth)
 );
 
+-- Each indexed commit's tracked files (core/git.py: encode_listing): an update lists its commit
+-- as the listing of the commit the branch was indexed at plus the subtrees that differ. Kept
+-- for the commits some branch is indexed at (record_branch prunes the rest).
+CREATE TABLE IF NOT EXISTS tree_listings (
+    repo        text NOT NULL,
+    commit      text NOT NULL,
+    listing     bytea NOT NULL,
+    PRIMARY KEY (repo, commit)
+);
+
 -- A symbol's line span and conflict flag, so entry search needs no graph round trip. Rows
 -- written before these columns existed hold NULL; search then asks the graph.
 ALTER TABLE node_embeddings ADD COLUMN IF NOT EXISTS start_line integer;

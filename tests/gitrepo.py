@@ -23,6 +23,11 @@ class Symlink:
     target: str
 
 
+@dataclass(frozen=True)
+class Gitlink:
+    commit: bytes  # a submodule's commit, in another repository
+
+
 def init_repo(path: Path, branch: str = "main") -> Repo:
     path.mkdir(parents=True, exist_ok=True)
     repo = Repo.init(str(path))
@@ -32,7 +37,7 @@ def init_repo(path: Path, branch: str = "main") -> Repo:
 
 def commit_files(
     repo: Repo,
-    files: dict[str, bytes | str | Symlink] | dict[str | bytes, bytes | str | Symlink],
+    files: dict[str, bytes | str | Symlink | Gitlink] | dict[str | bytes, bytes | str | Symlink | Gitlink],
     branch: str = "main",
     message: str = "commit",
     parents: list[bytes] | None = None,
@@ -40,6 +45,9 @@ def commit_files(
     """Commit exactly ``files`` as the tree of a new commit on ``branch``; return its id."""
     entries = []
     for path, content in files.items():
+        if isinstance(content, Gitlink):
+            entries.append((path if isinstance(path, bytes) else path.encode(), content.commit, 0o160000))
+            continue
         if isinstance(content, Symlink):
             blob, mode = Blob.from_string(content.target.encode()), stat.S_IFLNK | 0o777
         else:

@@ -340,3 +340,28 @@ def test_a_java_history_matches_fresh_ingests(repo_dir, config, graph_store, pg_
     commit_files(repo, feature, branch="feature")
     assert api.ingest(repo_dir, branch="feature", config=config).strategy == "branch-off"
     assert_equals_fresh_ingest(repo_dir, "feature", config, graph_store, pg_store)
+
+
+def _listed_commits(pg_store, repo: str) -> set[str]:
+    with pg_store._transaction() as cur:
+        cur.execute("SELECT commit FROM tree_listings WHERE repo = %s", (repo,))
+        return {commit for (commit,) in cur.fetchall()}
+
+
+def test_trees_are_listed_from_the_indexed_commits_listing_and_only_those_are_kept(
+    repo_dir, config, graph_store, pg_store
+):
+    repo = init_repo(repo_dir)
+    first = commit_files(repo, APP)
+    api.ingest(repo_dir, config=config)
+    assert _listed_commits(pg_store, repo_dir.name) == {first}
+    second = commit_files(repo, {**APP, "app/extra.py": "def extra():\n    return 3\n"})
+    core = APP["app/core.py"] + "\n\ndef feature():\n    return helper()\n"
+    feature = commit_files(repo, {**APP, "app/core.py": core}, "feature/x", parents=[first.encode()])
+    api.ingest(repo_dir, config=config)
+    # The branch is listed from main's listing at `second`, which it does not descend from.
+    branched = api.ingest(repo_dir, branch="feature/x", config=config)
+    assert (branched.strategy, branched.base) == ("branch-off", "main")
+    assert _listed_commits(pg_store, repo_dir.name) == {second, feature}
+    assert_equals_fresh_ingest(repo_dir, "feature/x", config, graph_store, pg_store)
+    assert_equals_fresh_ingest(repo_dir, "main", config, graph_store, pg_store)
