@@ -26,7 +26,7 @@ from branchgraph.core.languages import language_named, new_parser, tag_query, ts
 from branchgraph.core.model import content_hash
 
 # Bumped whenever extraction output changes, so caches keyed by blob SHA are invalidated.
-EXTRACTOR_VERSION = 27
+EXTRACTOR_VERSION = 28
 
 _MAX_RAW = 200
 # A type annotation is kept longer: a generic function type or builder type cut short says
@@ -39,6 +39,7 @@ _MAX_SITE_ARGS = 4
 _ASSIGN_KINDS = (
     ("assign.partial", "partial"),  # before assign.value: `f = partial(g, ...)` holds g, not a call's result
     ("assign.value", "call"),
+    ("assign.awaited", "awaited"),
     ("assign.alias", "alias"),
     ("assign.type", "annotation"),
     ("assign.type_parameter", "type_parameter"),

@@ -139,9 +139,11 @@ class _ObjectType:
 @dataclass(frozen=True, slots=True)
 class _Intersection:
     """A value of an intersection type (``Response & TypedResponse<T>``, ``string & Escaped``):
-    it has the members of each part; a part nothing is known of is None."""
+    it has the members of each part; a part nothing is known of is None. ``promised`` holds
+    what its ``Promise<T>`` parts hold: awaiting the value gives that."""
 
     parts: tuple[_Value | _ObjectType, ...]
+    promised: tuple[_Value, ...] = ()
 
 
 _Value = (
@@ -291,6 +293,8 @@ class EcmaScriptResolver(Resolver):
             binding = ("alias", a.callee, a.scope)
         elif a.kind == "module":  # `return import("./m")`
             binding = ("module", a.callee)
+        elif a.kind == "awaited":  # `const reply = await send()`
+            binding = ("awaited", a.callee, a.scope)
         else:
             binding = ("call_result", a.callee, a.scope)
         if a.name == "return":
@@ -405,6 +409,8 @@ class EcmaScriptResolver(Resolver):
             return self._declared_value(path, binding[1], binding[2])
         if kind == "call_result":
             return self._call_result(self._resolve_dotted(path, binding[2], binding[1]))
+        if kind == "awaited":
+            return self._awaited(self._call_result(self._resolve_dotted(path, binding[2], binding[1])))
         if kind == "alias":  # `this.store = store`, `const css = context.css`
             return self._resolve_dotted(path, binding[2], binding[1])
         if kind == "element":  # `lines.map((line) => ...)`: an element of `lines`
@@ -681,6 +687,29 @@ class EcmaScriptResolver(Resolver):
             return found
         return None
 
+    def _awaited(self, value: _Value, depth: int = 0) -> _Value:
+        """What ``await`` gives for a value, as the checker's ``Awaited<T>`` reads its type: the
+        value its promise part holds (``{ text(): ... } & Promise<Reply>``, an interface that
+        extends ``Promise<Reply>``: a Reply; two promise parts that disagree: nothing known).
+        Any other value is itself, the same object (a declared ``Promise<T>`` is read as T)."""
+        if isinstance(value, _Intersection) and value.promised:
+            held = set(value.promised)
+            return held.pop() if len(held) == 1 else None
+        if not isinstance(value, _Inst) or depth > _MAX_ALIAS_DEPTH:
+            return value
+        symbol = value.symbol
+        aliased = symbol.definition.aliased
+        object_type = aliased.startswith("{") and _closing(aliased, 0) == len(aliased) - 1
+        if aliased and not object_type:  # `type ReplyPromise = { ... } & Promise<Reply>`
+            stands_for = self._instance_of(self._resolve_type(symbol.file.path, aliased, symbol.index))
+            awaited = self._awaited(stands_for, depth + 1)
+            return value if awaited is stands_for else awaited
+        for raw, _line in self._base_refs.get((symbol.file.path, symbol.index), ()):
+            held_type = _promised(raw)
+            if held_type is not None:
+                return self._instance_of(self._resolve_type(symbol.file.path, held_type, symbol.definition.parent))
+        return value
+
     def _property_value(self, interface: _Symbol, attr: str, seen: set[str]) -> _Value:
         """A property an interface or object type alias declares (``css: CssType``), or one of
         its in-repo bases does: a value of its declared type."""
@@ -741,8 +770,21 @@ class EcmaScriptResolver(Resolver):
         raw = raw.replace(" .", ".").replace("?.", ".").replace("!.", ".").rstrip("!")
         if raw.startswith("(await ") and (close := _closing(raw, 0)) is not None and raw[close + 1 : close + 2] == ".":
             # `(await app.request("/")).json`: what the promise gives, which a declared
-            # `Promise<T>` already is (return types are read through it).
-            raw = raw[len("(await ") : close].strip() + raw[close + 1 :]
+            # `Promise<T>` already is (return types are read through it); a value whose type
+            # only has a promise part (`{ text(): ... } & Promise<Reply>`) gives that part's.
+            awaited, rest = raw[len("(await ") : close].strip(), raw[close + 1 :]
+            opening = _call_opening(awaited)
+            head = (
+                self._call_result(self._resolve_dotted(path, scope, awaited[:opening]))
+                if opening is not None
+                else self._resolve_dotted(path, scope, awaited)
+            )
+            value = self._awaited(head)
+            if value is not head and _DOTTED.match(rest[1:]):
+                for attr in rest[1:].split("."):
+                    value = self._attribute(value, attr) if value is not None else None
+                return value
+            raw = awaited + rest
         constructed = _CONSTRUCTED.match(raw)
         if constructed:
             callee = self._resolve_dotted(path, scope, constructed.group(2))
@@ -836,13 +878,19 @@ class EcmaScriptResolver(Resolver):
             return _Ext(_PRIMITIVES[raw])
         parts = _split_top_level(raw, "&") if "&" in raw else [raw]
         if len(parts) > 1:
+            parts = [_unparenthesised(part) for part in parts]
             return _Intersection(
                 tuple(
                     _ObjectType(_object_type_keys(part))
                     if part.startswith("{")
                     else self._instance_of(self._resolve_type(path, part, scope))
-                    for part in map(_unparenthesised, parts)
-                )
+                    for part in parts
+                ),
+                tuple(
+                    self._instance_of(self._resolve_type(path, held, scope))
+                    for held in map(_promised, parts)
+                    if held is not None
+                ),
             )
         generic = _GENERIC_TYPE.match(raw)
         if generic is not None and _closing(raw, generic.end() - 1) == len(raw) - 1:
@@ -1016,6 +1064,26 @@ def _top_level_union(raw: str) -> tuple[str, ...]:
     """The alternatives of a union type, split only where no bracket is open."""
     parts = tuple(p for p in _split_top_level(raw, "|") if p)
     return parts if len(parts) > 1 else (raw,)
+
+
+def _call_opening(raw: str) -> int | None:
+    """Where the arguments of a call written last in ``raw`` open (``send('/c')`` -> 4)."""
+    if not raw.endswith(")"):
+        return None
+    depth = 0
+    for i in range(len(raw) - 1, -1, -1):
+        depth += {")": 1, "(": -1}.get(raw[i], 0)
+        if depth == 0:
+            return i if i > 0 else None
+    return None
+
+
+def _promised(raw: str) -> str | None:
+    """The type a ``Promise<T>`` (or ``PromiseLike<T>``) holds; None for any other type."""
+    generic = _GENERIC_TYPE.match(raw)
+    if generic is None or generic.group(1) not in ("Promise", "PromiseLike"):
+        return None
+    return raw[generic.end() : -1].strip() if _closing(raw, generic.end() - 1) == len(raw) - 1 else None
 
 
 def _closing(raw: str, start: int) -> int | None:

@@ -21,6 +21,7 @@ FILES = {
     "src/services/labels.ts": "src/services/labels",
     "src/services/orderService.ts": "src/services/orderService",
     "src/services/receipts.ts": "src/services/receipts",
+    "src/services/shipping.ts": "src/services/shipping",
     "src/ui/OrderBadge.tsx": "src/ui/OrderBadge",
 }
 
@@ -78,6 +79,13 @@ SYMBOLS = {
     ("Interface", "src/services/receipts.Render"): (6, 8, False),
     ("Interface", "src/services/receipts.Stamped"): (4, 4, False),
     ("Function", "src/services/receipts.printReceipt"): (23, 27, False),
+    ("Class", "src/services/shipping.Shipment"): (4, 10, False),
+    ("Method", "src/services/shipping.Shipment.constructor"): (5, 5, False),
+    ("Method", "src/services/shipping.Shipment.label"): (7, 9, False),
+    ("Interface", "src/services/shipping.Tracking"): (13, 13, False),
+    ("Function", "src/services/shipping.track"): (15, 18, False),
+    ("Function", "src/services/shipping.shippingLabel"): (20, 23, False),
+    ("Function", "src/services/shipping.pendingLabel"): (25, 27, False),
     ("Function", "src/ui/OrderBadge.OrderBadge"): (4, 10, False),
     ("Function", "src/ui/OrderBadge.Price"): (12, 12, False),
 }
@@ -93,6 +101,8 @@ UNRESOLVED = {
     "Object.assign": "external",
     "String.trim": "external",  # `text` is a string
     "Promise": "external",
+    "Promise.resolve": "external",
+    "track(order).label": "dynamic",  # the object type's property, assigned at run time
     "amount.times": "unresolved",
     "axios": "external",
     "axios.post": "external",
@@ -416,6 +426,27 @@ EDGES = {
     ("src/services/receipts.printReceipt", "PARAM_TYPE", "src/models/order.Order", True),
     ("src/services/receipts.printReceipt", "PARAM_TYPE", "src/services/receipts.Printer", True),
     ("src/services/receipts.printReceipt", "RETURNS_TYPE", "Promise", False),
+    ("src/services/shipping", "DEFINES", "src/services/shipping.Shipment", True),
+    ("src/services/shipping", "DEFINES", "src/services/shipping.Tracking", True),
+    ("src/services/shipping", "DEFINES", "src/services/shipping.pendingLabel", True),
+    ("src/services/shipping", "DEFINES", "src/services/shipping.shippingLabel", True),
+    ("src/services/shipping", "DEFINES", "src/services/shipping.track", True),
+    ("src/services/shipping", "IMPORTS", "src/models/order.Order", True),
+    ("src/services/shipping.Shipment", "DEFINES", "src/services/shipping.Shipment.constructor", True),
+    ("src/services/shipping.Shipment", "DEFINES", "src/services/shipping.Shipment.label", True),
+    ("src/services/shipping.pendingLabel", "CALLS", "src/services/shipping.track", True),
+    ("src/services/shipping.pendingLabel", "CALLS", "track(order).label", False),
+    ("src/services/shipping.pendingLabel", "PARAM_TYPE", "src/models/order.Order", True),
+    # Awaited, a Tracking is the Shipment its promise part holds.
+    ("src/services/shipping.shippingLabel", "CALLS", "src/services/shipping.Shipment.label", True),
+    ("src/services/shipping.shippingLabel", "CALLS", "src/services/shipping.track", True),
+    ("src/services/shipping.shippingLabel", "PARAM_TYPE", "src/models/order.Order", True),
+    ("src/services/shipping.shippingLabel", "RETURNS_TYPE", "Promise", False),
+    ("src/services/shipping.track", "CALLS", "Object.assign", False),
+    ("src/services/shipping.track", "CALLS", "Promise.resolve", False),
+    ("src/services/shipping.track", "CALLS", "src/services/shipping.Shipment", True),
+    ("src/services/shipping.track", "PARAM_TYPE", "src/models/order.Order", True),
+    ("src/services/shipping.track", "RETURNS_TYPE", "src/services/shipping.Tracking", True),
 }
 
 # What a matcher by name alone would get wrong; none of these may appear, resolved or not.
@@ -442,4 +473,6 @@ MUST_NOT = {
     ("src/services/orderService.OrderService.place", "CALLS", "format"),
     # super.push in LoudNotifier is the base class's method, not its own.
     ("src/notify/notifier.LoudNotifier.push", "CALLS", "src/notify/notifier.LoudNotifier.push"),
+    # Not awaited, a Tracking's `label` is its own property, not the Shipment's method.
+    ("src/services/shipping.pendingLabel", "CALLS", "src/services/shipping.Shipment.label"),
 }

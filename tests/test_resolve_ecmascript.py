@@ -602,3 +602,36 @@ def test_a_jsx_expression_has_the_element_type_the_runtime_declares():
     test = "import './vnode'\nexport function run() { const node = <p />; return node.render() }\n"
     found = calls_by_caller(resolve({"src/vnode.ts": own.encode(), "src/app.tsx": test.encode()}))
     assert found[("src/app.run", "node.render")] == ("src/vnode.VNode.render", True)
+
+
+def test_awaiting_a_value_gives_what_its_promise_part_holds():
+    client = (
+        "export class Reply { text(): Promise<string> { return Promise.resolve('') } }\n"
+        "export type ReplyPromise = { text: () => Promise<string> } & Promise<Reply>\n"
+        "export interface Pending extends Promise<Reply> { cancel(): void }\n"
+        "export function send(url: string): ReplyPromise { return null as any }\n"
+        "export function start(url: string): Pending { return null as any }\n"
+    )
+    app = (
+        "import { send, start } from './client'\n"
+        "export async function load() {\n"
+        "  const reply = await send('/a')\n"
+        "  reply.text()\n"
+        "  const started = await start('/b')\n"
+        "  started.text()\n"
+        "}\n"
+        "export async function peek() {\n"
+        "  return (await send('/c')).text()\n"
+        "}\n"
+        "export function direct() {\n"
+        "  return send('/d').text()\n"
+        "}\n"
+    )
+    graph = resolve({"src/client.ts": client.encode(), "src/app.ts": app.encode()})
+    found = calls_by_caller(graph)
+    # Awaited, the value is the Reply its promise part holds, as the checker reads it ...
+    assert found[("src/app.load", "reply.text")] == ("src/client.Reply.text", True)
+    assert found[("src/app.load", "started.text")] == ("src/client.Reply.text", True)
+    assert found[("src/app.peek", "(await send('/c')).text")] == ("src/client.Reply.text", True)
+    # ... not awaited, it is the object type whose `text` property someone assigns.
+    assert dangling_reason(graph, "src/app.direct", "send('/d').text") == "dynamic"

@@ -95,7 +95,8 @@
 (variable_declarator name: (identifier) @assign.name value: (new_expression constructor: (_) @assign.value))
 (variable_declarator name: (identifier) @assign.name value: (call_expression function: (_) @assign.value)
   (#not-eq? @assign.value "require"))
-(variable_declarator name: (identifier) @assign.name value: (await_expression (call_expression function: (_) @assign.value)))
+; `const reply = await send()`: what the promise the call returns holds.
+(variable_declarator name: (identifier) @assign.name value: (await_expression (call_expression function: (_) @assign.awaited)))
 ; `const css = defaultContext.css`, `const verify = Jwt.verify`: another name for the same thing.
 (variable_declarator name: (identifier) @assign.name value: [(member_expression) (identifier)] @assign.alias)
 (assignment_expression left: (member_expression object: (this) @assign.object property: [(property_identifier) (private_property_identifier)] @assign.name)
