@@ -129,8 +129,9 @@ def _last(callee: str) -> str:
 
 def _sites(resolver: Resolver) -> Iterable[tuple[ParsedSource, CallSite]]:
     for f in resolver.files:
-        for site in f.parsed.calls:
-            yield f, site
+        if f.has_sites:  # known without decoding an update's undecoded parses
+            for site in f.parsed.calls:
+                yield f, site
 
 
 def python_endpoints(resolver: Resolver) -> Endpoints:

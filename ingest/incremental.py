@@ -124,14 +124,16 @@ def fingerprint(rows: Iterable[tuple]) -> str:
     return hashlib.blake2b(repr(sorted(rows)).encode("utf-8"), digest_size=16).hexdigest()
 
 
-def file_counts(subgraph: FileSubgraph, parse_errors: int = 0, size: int = 0) -> dict[str, Any]:
+def file_counts(subgraph: FileSubgraph, parse_errors: int = 0, size: int = 0, sites: int = 0) -> dict[str, Any]:
     """A file's share of the branch's counts: nodes by label, edges by type, dangling edges
     by reason, resolved in-repo references, its ``Unresolved`` targets (shared between files,
-    so counted once over the branch), and what its parse said (syntax errors, bytes)."""
+    so counted once over the branch), and what its parse said (syntax errors, bytes, call sites
+    whose arguments matter: an update reads the parses of those files alone for routes)."""
     reasons = {u.id: u.props["reason"] for u in subgraph.unresolved}
     return {
         "parse_errors": parse_errors,
         "bytes": size,
+        "sites": sites,
         "nodes": dict(Counter(n.label for n in subgraph.nodes)),
         "edges": dict(Counter(e.type for e in subgraph.edges)),
         "dangling": dict(Counter(reasons[e.dst] for e in subgraph.edges if not e.resolved)),

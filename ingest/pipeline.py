@@ -22,7 +22,7 @@ import contextlib
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
@@ -71,7 +71,7 @@ from branchgraph.ingest.incremental import (
 from branchgraph.ingest.read_log import PROJECT, stored_key
 from branchgraph.ingest.repo_keys import repo_key
 from branchgraph.ingest.resolvers import ResolvedUpdate, resolve_update
-from branchgraph.ingest.subgraphs import ParsedSource
+from branchgraph.ingest.subgraphs import DeferredSource, ParsedSource
 
 # (stage, done, total): the CLI draws progress bars from these calls.
 Progress = Callable[[str, int, int], None]
@@ -261,7 +261,7 @@ def ingest_branch(
             parsed = (
                 _Parsed([], Counter(), Counter(files_parsed=0, parse_cache_hits=0))
                 if kept is not None
-                else _parse(run, entries, options.max_file_bytes, options.full)
+                else _parse(run, entries, options.max_file_bytes, options.full, _deferrable(stored, inherited))
             )
         work.update(parsed.work)
         summary.skipped = dict(sorted((skipped + parsed.skipped).items()))
@@ -273,8 +273,8 @@ def ingest_branch(
         else:
             current = {f.path for f in parsed.files}
             summary.files = len(parsed.files)
-            summary.parse_errors = sum(f.parsed.parse_errors for f in parsed.files)
-            summary.conflict_files = [f.path for f in parsed.files if f.conflict_lines]
+            summary.parse_errors = sum(f.parse_errors for f in parsed.files)
+            summary.conflict_files = [f.path for f in parsed.files if f.has_conflicts]
         with clock.stage("resolve"):
             if kept is not None:
                 resolved = ResolvedUpdate([], {}, {}, branch_counts(r.counts for r in kept.records.values()))
@@ -389,10 +389,47 @@ def _project_files(repo: Repo, entries: list[git.TreeFile]) -> dict[str, bytes]:
     return files
 
 
-def _parse(run: _Run, entries: list[git.TreeFile], max_file_bytes: int, bypass_cache: bool) -> _Parsed:
+@dataclass(frozen=True, slots=True)
+class _Deferrable:
+    """What the stores say of a file whose cached parse need not be decoded until read: the
+    blob its record describes, its size and syntax errors, and whether it holds conflict
+    markers (all the same for the same blob)."""
+
+    blob_sha: str
+    size: int
+    parse_errors: int
+    has_conflicts: bool
+    has_sites: bool
+
+
+def _deferrable(stored: PreviousResolution | None, inherited: BranchRecord | None) -> dict[str, _Deferrable]:
+    """The files an update may leave undecoded: those with a complete, current record (a
+    file skipped last time has none, so its checks run again)."""
+    if stored is None or inherited is None:
+        return {}
+    conflicts = set(inherited.conflict_files)
+    return {
+        path: _Deferrable(
+            blob, counts["bytes"], counts.get("parse_errors", 0), path in conflicts, bool(counts["sites"])
+        )
+        for path, record in stored.records.items()
+        if (blob := stored.blobs.get(path)) and "bytes" in (counts := record.counts) and "sites" in counts
+    }
+
+
+def _parse(
+    run: _Run,
+    entries: list[git.TreeFile],
+    max_file_bytes: int,
+    bypass_cache: bool,
+    deferrable: Mapping[str, _Deferrable] | None = None,
+) -> _Parsed:
     """Parsed files of the commit: from the parse cache by blob SHA, else read and parsed.
-    Returns them with the files skipped (by reason) and the parse work done."""
+    Returns them with the files skipped (by reason) and the parse work done. A cached parse
+    of a ``deferrable`` file (the blob its record describes) is decoded only when read."""
     cache = run.stores.rows
+    deferrable = deferrable or {}
+    encoded: dict[str, bytes] = {}
     parsed: dict[str, ParsedFile] = {}
     skipped: Counter[str] = Counter()
     work: Counter[str] = Counter()
@@ -406,7 +443,11 @@ def _parse(run: _Run, entries: list[git.TreeFile], max_file_bytes: int, bypass_c
         misses: list[tuple[git.TreeFile, bytes]] = []
         for done, entry in enumerate(group, 1):
             if entry.blob_sha in cached:
-                parsed[entry.blob_sha] = decode_parsed(cached[entry.blob_sha])
+                known = deferrable.get(entry.path)
+                if known is not None and known.blob_sha == entry.blob_sha:
+                    encoded[entry.blob_sha] = cached[entry.blob_sha]
+                elif entry.blob_sha not in parsed:
+                    parsed[entry.blob_sha] = decode_parsed(cached[entry.blob_sha])
                 continue
             verdict = classify(git.read_blob(run.repo, entry.blob_sha), max_file_bytes)
             if isinstance(verdict, str):
@@ -423,8 +464,20 @@ def _parse(run: _Run, entries: list[git.TreeFile], max_file_bytes: int, bypass_c
         cache.put_parses(language, EXTRACTOR_VERSION, new_rows)
         work["files_parsed"] += len(misses)
         work["parse_cache_hits"] += sum(1 for e in group if e.blob_sha in cached)
-    files = []
+    files: list[ParsedSource] = []
     for entry in entries:
+        known = deferrable.get(entry.path)
+        if known is not None and known.blob_sha == entry.blob_sha and entry.blob_sha in encoded:
+            if known.size > max_file_bytes:
+                skipped[SKIP_TOO_LARGE] += 1  # indexed before the limit was lowered
+            else:
+                data = encoded[entry.blob_sha]
+                files.append(
+                    DeferredSource(
+                        entry.path, entry.blob_sha, data, known.parse_errors, known.has_conflicts, known.has_sites
+                    )
+                )
+            continue
         found = parsed.get(entry.blob_sha)
         if found is None:
             continue  # skipped above

@@ -165,3 +165,48 @@ class ModuleTable(TaggedTable):
         if found is not None and self._log.frames:
             self._log.frames[-1].add(found.path)
         return found
+
+
+class LazyTrackedTable(TrackedTable):
+    """A ``TrackedTable`` whose rows of a path are filled the first time any is read
+    (``ensure(path)`` fills them): an update indexes only the files it reaches."""
+
+    __slots__ = ("_ensure",)
+
+    def __init__(self, log: ReadLog, ensure: Any, tag: str | None = None) -> None:
+        super().__init__(log, tag)
+        self._ensure = ensure
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        self._ensure(key[0])
+        return super().get(key, default)
+
+    def __getitem__(self, key: Any) -> Any:
+        self._ensure(key[0])
+        return super().__getitem__(key)
+
+    def __contains__(self, key: object) -> bool:
+        self._ensure(key[0])  # type: ignore[index]
+        return super().__contains__(key)
+
+
+class LazyTaggedTable(TaggedTable):
+    """A ``TaggedTable`` whose row of a key is filled the first time it is read."""
+
+    __slots__ = ("_ensure",)
+
+    def __init__(self, log: ReadLog, ensure: Any, tag: str | None = None) -> None:
+        super().__init__(log, tag)
+        self._ensure = ensure
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        self._ensure(key)
+        return super().get(key, default)
+
+    def __getitem__(self, key: Any) -> Any:
+        self._ensure(key)
+        return super().__getitem__(key)
+
+    def __contains__(self, key: object) -> bool:
+        self._ensure(key)
+        return super().__contains__(key)

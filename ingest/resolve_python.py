@@ -24,13 +24,15 @@ from dataclasses import dataclass
 
 from branchgraph.core.extract import Assignment, Definition, Import, Reference
 from branchgraph.core.languages.python import is_support_file, is_test_file
-from branchgraph.core.model import Edge, FileSubgraph, node_id
-from branchgraph.ingest.incremental import fact
+from branchgraph.core.model import Edge, FileSubgraph, branch_prefix, node_id
+from branchgraph.ingest.incremental import PreviousResolution, fact, fact_key
 from branchgraph.ingest.python_modules import BUILTIN_NAMES, absolute_module, module_name, package_of
 from branchgraph.ingest.read_log import (
     FIXTURES,
     MODULE,
     SUBCLASSES,
+    LazyTaggedTable,
+    LazyTrackedTable,
     ModuleTable,
     ReadKey,
     TaggedSet,
@@ -44,7 +46,7 @@ from branchgraph.ingest.resolution import Instance as _Inst
 from branchgraph.ingest.resolution import Module as _Mod
 from branchgraph.ingest.resolution import ResolvedSymbol as _Symbol
 from branchgraph.ingest.resolution import SymbolValue as _Sym
-from branchgraph.ingest.subgraphs import ParsedSource, SubgraphEmitter, Target
+from branchgraph.ingest.subgraphs import DeferredSource, ParsedSource, SubgraphEmitter, Target
 
 _NO_READS: frozenset[ReadKey] = frozenset()
 _DOTTED = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
@@ -113,7 +115,17 @@ class PythonResolver(Resolver):
     TYPE_LABELS = ("Class",)
     TRACKS_READS = True
 
-    def __init__(self, repo: str, branch: str, files: list[ParsedSource]):
+    def __init__(self, repo: str, branch: str, files: list[ParsedSource], previous: PreviousResolution | None = None):
+        # An update (``previous``: the stored resolution) indexes a file whose parse is still
+        # undecoded (``DeferredSource``: unchanged, recorded) only when something reads one of
+        # its rows, and takes the subclass facts of files it does not resolve again from their
+        # records (``ingest.resolvers``): a small change reads a small part of the commit.
+        self._lazy = previous is not None
+        self._deferred: dict[str, ParsedSource] = (
+            {f.path: f for f in files if isinstance(f, DeferredSource)} if self._lazy else {}
+        )
+        # base class id -> (path, id) of each direct in-repo subclass (lazy: from the facts)
+        self._subclass_pairs: dict[str, list[tuple[str, str]]] = {}
         super().__init__(repo, branch, files)
         log = self.reads
         assert log is not None  # TRACKS_READS
@@ -141,12 +153,90 @@ class PythonResolver(Resolver):
         self._index_reads: dict[str, set[ReadKey]] = {}
         self._test_reads: dict[str, set[ReadKey]] = {}
         for f in files:
-            _, self._index_reads[f.path] = self._logged(self._index_file, f)
+            if f.path not in self._deferred:
+                _, self._index_reads[f.path] = self._logged(self._index_file, f)
         self._by_id = {s.id: s for s in self.symbols.values()}
         # Whether a symbol is a test is decided when something asks (``_test_flag``): an update
         # emits a few files and asks about their symbols and what they call, not all 26,000
         # classes and test-named functions of django (a second of every update, profiled).
-        self._subclass_index = self._index_subclasses()
+        if not self._lazy:
+            self._subclass_index = self._index_subclasses()
+
+    # ----- lazy indexing (updates) ----------------------------------------------------
+
+    def _table(self, tag: str | None = None) -> dict:
+        if self._lazy and self.reads is not None:
+            return LazyTrackedTable(self.reads, self._ensure, tag)
+        return super()._table(tag)
+
+    def _path_table(self, tag: str | None = None) -> dict:
+        if self._lazy and self.reads is not None:
+            return LazyTaggedTable(self.reads, self._ensure_fixtures if tag == FIXTURES else self._ensure, tag)
+        return super()._path_table(tag)
+
+    def _ensure(self, path: object) -> None:
+        """Index a deferred file the first time any of its rows is read."""
+        if path in self._deferred:
+            f = self._deferred.pop(path)
+            log = self.reads
+            assert log is not None
+            # Indexed apart from whatever asked: what indexing reads is kept per file, as when
+            # every file is indexed up front (``_file_dependencies`` adds it to its users).
+            frames, taints = log.frames, log.taints
+            log.frames, log.taints = [], []
+            try:
+                _, self._index_reads[f.path] = self._logged(self._index_file, f)
+            finally:
+                log.frames, log.taints = frames, taints
+            for index in range(len(f.parsed.definitions)):
+                symbol = dict.__getitem__(self.symbols, (f.path, index))
+                self._by_id[symbol.id] = symbol
+
+    def _ensure_fixtures(self, scope: object) -> None:
+        """The fixtures of a file are its own; those of a folder, its conftest.py's."""
+        if isinstance(scope, str):
+            self._ensure(scope)
+            self._ensure(f"{scope}/conftest.py" if scope else "conftest.py")
+
+    def facts_of(self, paths: set[str]) -> dict[str, list[str]]:
+        """``facts`` of some files only (each class as a subclass of its in-repo bases): what
+        they state depends on their own rows and on what their records' reads hold, so an
+        update takes every other file's from its record (``ingest.resolvers``)."""
+        facts: dict[str, list[str]] = {}
+        for path in paths:
+            self._ensure(path)
+            f = dict.__getitem__(self._files_by_path, path)
+            found: set[str] = set()
+            for index in range(len(f.parsed.definitions)):
+                symbol = self.symbols[(path, index)]
+                if symbol.label == "Class":
+                    for _raw, _line, base in self._class_bases(symbol):
+                        if isinstance(base, _Sym) and base.symbol.label == "Class":
+                            found.add(fact(stored_key((SUBCLASSES, symbol_key(base.symbol.id))), symbol_key(symbol.id)))
+            facts[path] = sorted(found)
+        return facts
+
+    def use_facts(self, facts: Mapping[str, list[str]]) -> None:
+        """The subclasses of every class, from every file's facts (``facts_of`` for those
+        resolved again, the records' for the rest)."""
+        prefix = branch_prefix(self.repo, self.branch)
+        tag = stored_key((SUBCLASSES, ""))
+        pairs: dict[str, list[tuple[str, str]]] = {}
+        for path, stated in facts.items():
+            for f in stated:
+                key = fact_key(f)
+                if key.startswith(tag):
+                    pairs.setdefault(prefix + key[len(tag) :], []).append((path, prefix + f[len(key) + 1 :]))
+        self._subclass_pairs = pairs
+
+    def _subclasses(self, class_id: str) -> list[_Symbol]:
+        if not self._lazy:
+            return self._subclass_index.get(class_id, [])
+        found = []
+        for path, subclass_id in self._subclass_pairs.get(class_id, ()):
+            self._ensure(path)
+            found.append(self._by_id[subclass_id])
+        return found
 
     # ----- indexing -------------------------------------------------------------------
 
@@ -651,7 +741,7 @@ class PythonResolver(Resolver):
         A class nobody subclasses, or subclasses that disagree, give nothing."""
         if self.reads is not None:
             self.reads.add((SUBCLASSES, symbol_key(cls.id)))
-        subclasses = self._subclass_index.get(cls.id, [])
+        subclasses = self._subclasses(cls.id)
         if not subclasses or any(
             attr in self.attributes.get((k.file.path, k.index), {}) for k in self._mro(cls) if isinstance(k, _Symbol)
         ):
@@ -1046,6 +1136,7 @@ class PythonResolver(Resolver):
         for index in range(len(f.parsed.definitions)):
             found |= self._test_reads.get(self.symbols[(f.path, index)].id, _NO_READS)
         for key in [k for k in found if isinstance(k, str)]:
+            self._ensure(key)  # a module found is a file read, even when none of its rows was
             found |= self._index_reads.get(key, set())
         return found
 

@@ -13,7 +13,7 @@ import dataclasses
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from branchgraph.core.languages import language_for_path, language_named
+from branchgraph.core.languages import language_for_path
 from branchgraph.core.model import BRANCH_PREFIX_LEN, FileSubgraph, subgraph_fingerprint
 from branchgraph.ingest.http_endpoints import (
     ClientCall,
@@ -48,16 +48,19 @@ from branchgraph.ingest.subgraphs import ParsedSource
 class Family:
     """How a language family is resolved, and where its routes and client calls are read."""
 
-    # (repo, branch, the family's files of one commit, project files by path) -> its resolver
-    resolver: Callable[[str, str, list[ParsedSource], Mapping[str, bytes]], Resolver]
+    # (repo, branch, the family's files of one commit, project files by path, the stored
+    # resolution an update starts from) -> its resolver
+    resolver: Callable[[str, str, list[ParsedSource], Mapping[str, bytes], PreviousResolution | None], Resolver]
     endpoints: Callable[[Resolver], Endpoints]
 
 
 RESOLVERS: dict[str, Family] = {
-    "python": Family(lambda repo, branch, files, _project: PythonResolver(repo, branch, files), python_endpoints),
-    "ecmascript": Family(EcmaScriptResolver, ecmascript_endpoints),
-    "go": Family(GoResolver, go_endpoints),
-    "java": Family(JavaResolver, java_endpoints),
+    "python": Family(
+        lambda repo, branch, files, _project, previous: PythonResolver(repo, branch, files, previous), python_endpoints
+    ),
+    "ecmascript": Family(lambda *args: EcmaScriptResolver(*args[:4]), ecmascript_endpoints),
+    "go": Family(lambda *args: GoResolver(*args[:4]), go_endpoints),
+    "java": Family(lambda *args: JavaResolver(*args[:4]), java_endpoints),
 }
 
 
@@ -91,7 +94,9 @@ def resolve_update(
     files a change can reach (``ingest.incremental``); the others keep what is stored."""
     by_family: dict[str, list[ParsedSource]] = {}
     for f in files:
-        by_family.setdefault(language_named(f.parsed.language).resolver, []).append(f)
+        family = _family_of_path(f.path)
+        assert family is not None  # only files of a language are parsed
+        by_family.setdefault(family, []).append(f)
     resolvers: dict[str, Resolver] = {}
     family_of: dict[str, str] = {}
     emitted: dict[str, FileSubgraph] = {}
@@ -99,11 +104,15 @@ def resolve_update(
     endpoints = Endpoints([], [])
     for family, group in sorted(by_family.items()):
         spec = RESOLVERS[family]
-        resolver = resolvers[family] = spec.resolver(repo, branch, group, project_files or {})
+        resolver = resolvers[family] = spec.resolver(repo, branch, group, project_files or {}, previous)
         family_of.update((f.path, family) for f in group)
-        family_facts = resolver.facts()
+        only: set[str] | None
+        if previous is not None and isinstance(resolver, PythonResolver):
+            only, family_facts = _to_resolve_lazily(resolver, group, previous)
+        else:
+            family_facts = resolver.facts()
+            only = None if previous is None else _to_resolve(resolver, group, family_facts, previous)
         facts.update(family_facts)
-        only = None if previous is None else _to_resolve(resolver, group, family_facts, previous)
         emitted.update((s.path, s) for s in resolver.build(only))
         found = spec.endpoints(resolver)
         endpoints.routes.extend(found.routes)
@@ -136,14 +145,15 @@ def resolve_update(
         if path in emitted:
             add_links(emitted[path], added)
     records = {}
-    parsed_at = {f.path: f.parsed for f in files}
+    sources = {f.path: f for f in files}
     for path, subgraph in emitted.items():
         resolver = resolvers[family_of[path]]
         reads = sorted(stored_key(k) for k in resolver.file_reads[path]) if resolver.reads is not None else None
+        parsed = sources[path].parsed
         records[path] = FileRecord(
             reads,
             facts.get(path, []),
-            file_counts(subgraph, parsed_at[path].parse_errors, parsed_at[path].size),
+            file_counts(subgraph, parsed.parse_errors, parsed.size, len(parsed.calls)),
             link_prints.get(path, ""),
             client_prints.get(path, ""),
             routes_print,
@@ -174,6 +184,32 @@ def _client_row(call: ClientCall) -> tuple:
     return (call.line, str(call.method), repr(call.url), call.raw, caller, call.caller.label, call.caller_is_test)
 
 
+@dataclass(slots=True)
+class _FamilyChange:
+    """What changed in one family's files since the stored resolution: other families' files
+    are no part of it (no lookup of one family reads another's files; HTTP links are matched
+    apart), so a Python change never counts as a JavaScript file gone, nor the reverse."""
+
+    current: dict[str, str]  # path -> blob of the family's files now
+    changed: set[str]
+    keys: set[str]  # the read keys the change touches, facts aside
+    old_facts: dict[str, list[str]]
+    unrecorded: set[str]
+
+    @classmethod
+    def of(cls, resolver: Resolver, group: list[ParsedSource], previous: PreviousResolution) -> _FamilyChange:
+        family = _family_of_path(group[0].path)
+        current = {f.path: f.blob_sha for f in group}
+        mine = dataclasses.replace(
+            previous, blobs={p: b for p, b in previous.blobs.items() if _family_of_path(p) == family}
+        )
+        changed, added_or_deleted = changed_paths(mine, current)
+        keys = changed | {stored_key(k) for k in resolver.changed_keys(changed, added_or_deleted)}
+        old_facts = {path: r.facts for path, r in previous.records.items() if _family_of_path(path) == family}
+        unrecorded = {p for p in current if p not in previous.records or previous.records[p].reads is None}
+        return cls(current, changed, keys, old_facts, unrecorded)
+
+
 def _to_resolve(
     resolver: Resolver, group: list[ParsedSource], facts: Mapping[str, list[str]], previous: PreviousResolution
 ) -> set[str] | None:
@@ -181,11 +217,25 @@ def _to_resolve(
     resolver does not log what it reads)."""
     if resolver.reads is None:
         return None
-    current = {f.path: f.blob_sha for f in group}
-    changed, added_or_deleted = changed_paths(previous, current)
-    family = language_named(group[0].parsed.language).resolver
-    old_facts = {path: r.facts for path, r in previous.records.items() if _family_of_path(path) == family}
-    keys = changed | {stored_key(k) for k in resolver.changed_keys(changed, added_or_deleted)}
-    keys |= changed_fact_keys(old_facts, facts)
-    unrecorded = {p for p in current if p not in previous.records or previous.records[p].reads is None}
-    return (changed | previous.dependents(keys) | unrecorded) & set(current)
+    change = _FamilyChange.of(resolver, group, previous)
+    keys = change.keys | changed_fact_keys(change.old_facts, facts)
+    return (change.changed | previous.dependents(keys) | change.unrecorded) & set(change.current)
+
+
+def _to_resolve_lazily(
+    resolver: PythonResolver, group: list[ParsedSource], previous: PreviousResolution
+) -> tuple[set[str], dict[str, list[str]]]:
+    """``_to_resolve`` without the facts of every file: a file's facts depend on its own rows
+    and on what its record's reads hold, so only the files a change reaches state them anew
+    (the rest are their records'); the facts that changed reach more files, until none is
+    new. The same files as ``_to_resolve``, and the facts of every file of the family."""
+    change = _FamilyChange.of(resolver, group, previous)
+    current, old_facts = set(change.current), change.old_facts
+    fresh = (change.changed | previous.dependents(change.keys) | change.unrecorded) & current
+    facts = {path: stated for path, stated in old_facts.items() if path in current}
+    facts.update(resolver.facts_of(fresh))
+    while more := (previous.dependents(changed_fact_keys(old_facts, facts)) & current) - fresh:
+        fresh |= more
+        facts.update(resolver.facts_of(more))
+    resolver.use_facts(facts)
+    return fresh, {path: stated for path, stated in facts.items() if stated}

@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from branchgraph.core.extract import Definition, ParsedFile, conflict_extents
+from branchgraph.core.extract import Definition, ParsedFile, conflict_extents, decode_parsed
 from branchgraph.core.model import Edge, FileSubgraph, Node, node_id
 
 REASON_EXTERNAL = "external"  # standard library, builtins, third-party packages
@@ -34,6 +34,70 @@ class ParsedSource:
     @property
     def conflict_lines(self) -> list[int]:
         return self.parsed.conflict_lines
+
+    @property
+    def parse_errors(self) -> int:
+        return self.parsed.parse_errors
+
+    @property
+    def has_conflicts(self) -> bool:
+        return bool(self.parsed.conflict_lines)
+
+    @property
+    def has_sites(self) -> bool:
+        """Whether it makes calls whose arguments matter (routes, HTTP clients)."""
+        return bool(self.parsed.calls)
+
+
+_PARSED_SLOT = ParsedSource.__dict__["parsed"]
+
+
+class DeferredSource(ParsedSource):
+    """A file of an update whose cached parse is decoded the first time something reads it:
+    most files a small change does not reach are never read. What the update needs of every
+    file (its syntax errors, whether it holds conflict markers) comes from its stored record."""
+
+    __slots__ = ("_encoded", "_has_conflicts", "_has_sites", "_parse_errors")
+
+    def __init__(
+        self, path: str, blob_sha: str, encoded: bytes, parse_errors: int, has_conflicts: bool, has_sites: bool
+    ):
+        self.path = path
+        self.blob_sha = blob_sha
+        self._encoded = encoded
+        self._parse_errors = parse_errors
+        self._has_conflicts = has_conflicts
+        self._has_sites = has_sites
+
+    @property
+    def parsed(self) -> ParsedFile:
+        try:
+            found: ParsedFile = _PARSED_SLOT.__get__(self, ParsedSource)
+        except AttributeError:
+            found = decode_parsed(self._encoded)
+            _PARSED_SLOT.__set__(self, found)
+            self._encoded = b""
+        return found
+
+    @parsed.setter
+    def parsed(self, value: ParsedFile) -> None:
+        _PARSED_SLOT.__set__(self, value)
+
+    @property
+    def is_decoded(self) -> bool:
+        return not self._encoded
+
+    @property
+    def parse_errors(self) -> int:
+        return self._parse_errors
+
+    @property
+    def has_conflicts(self) -> bool:
+        return self._has_conflicts
+
+    @property
+    def has_sites(self) -> bool:
+        return self._has_sites
 
 
 @dataclass(frozen=True, slots=True)
