@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 import sys
 from collections import Counter
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
 from branchgraph.core.extract import Assignment, Definition, Import, Reference
@@ -124,7 +124,7 @@ class PythonResolver(Resolver):
         self._deferred: dict[str, ParsedSource] = (
             {f.path: f for f in files if isinstance(f, DeferredSource)} if self._lazy else {}
         )
-        # base class id -> (path, id) of each direct in-repo subclass (lazy: from the facts)
+        # base class id -> (path, id) of each direct in-repo subclass, from the files' facts
         self._subclass_pairs: dict[str, list[tuple[str, str]]] = {}
         super().__init__(repo, branch, files)
         log = self.reads
@@ -159,8 +159,10 @@ class PythonResolver(Resolver):
         # Whether a symbol is a test is decided when something asks (``_test_flag``): an update
         # emits a few files and asks about their symbols and what they call, not all 26,000
         # classes and test-named functions of django (a second of every update, profiled).
+        # Every file's facts up front, unless an update states only those its change reaches.
+        self._facts: dict[str, list[str]] = {} if self._lazy else self.facts_of([f.path for f in files])
         if not self._lazy:
-            self._subclass_index = self._index_subclasses()
+            self.use_facts(self._facts)
 
     # ----- lazy indexing (updates) ----------------------------------------------------
 
@@ -198,7 +200,7 @@ class PythonResolver(Resolver):
             self._ensure(scope)
             self._ensure(f"{scope}/conftest.py" if scope else "conftest.py")
 
-    def facts_of(self, paths: set[str]) -> dict[str, list[str]]:
+    def facts_of(self, paths: Iterable[str]) -> dict[str, list[str]]:
         """``facts`` of some files only (each class as a subclass of its in-repo bases): what
         they state depends on their own rows and on what their records' reads hold, so an
         update takes every other file's from its record (``ingest.resolvers``)."""
@@ -230,8 +232,6 @@ class PythonResolver(Resolver):
         self._subclass_pairs = pairs
 
     def _subclasses(self, class_id: str) -> list[_Symbol]:
-        if not self._lazy:
-            return self._subclass_index.get(class_id, [])
         found = []
         for path, subclass_id in self._subclass_pairs.get(class_id, ()):
             self._ensure(path)
@@ -749,25 +749,10 @@ class PythonResolver(Resolver):
         found = {self._class_member(sub, attr, set()) for sub in subclasses}
         return found.pop() if len(found) == 1 else None
 
-    def _index_subclasses(self) -> dict[str, list[_Symbol]]:
-        """Each in-repo class's direct in-repo subclasses."""
-        index: dict[str, list[_Symbol]] = {}
-        for symbol in self.symbols.values():
-            if symbol.label == "Class":
-                for _raw, _line, base in self._class_bases(symbol):
-                    if isinstance(base, _Sym) and base.symbol.label == "Class":
-                        index.setdefault(base.symbol.id, []).append(symbol)
-        return index
-
     def _declared_facts(self) -> dict[str, set[str]]:
         """Per file, each of its classes as a subclass of its in-repo bases: what an update
         compares to find the classes whose subclasses changed."""
-        facts: dict[str, set[str]] = {}
-        for base_id, subclasses in self._subclass_index.items():
-            key = stored_key((SUBCLASSES, symbol_key(base_id)))
-            for sub in subclasses:
-                facts.setdefault(sub.file.path, set()).add(fact(key, symbol_key(sub.id)))
-        return facts
+        return {path: set(stated) for path, stated in self._facts.items() if stated}
 
     def changed_keys(self, changed: set[str], added_or_deleted: set[str]) -> set[ReadKey]:
         """A module appearing or vanishing changes its name and every dotted prefix of it
