@@ -96,12 +96,18 @@ class PgFullText(PgConnection):
             return [(row[0], float(row[1]), NodeRow(*row[2:])) for row in cur.fetchall()]
 
     def rows_in_files(
-        self, repo: str, branch: str, paths: Sequence[str], modules: Sequence[str], labels: Sequence[str], k: int
+        self,
+        repo: str,
+        branch: str,
+        paths: Sequence[str],
+        module_patterns: Sequence[str],
+        labels: Sequence[str],
+        k: int,
     ) -> list[tuple[str, NodeRow]]:
         """(node id, node row) of the symbols with these labels in the files named by a path
-        (or its trailing part: ``fields.py`` is ``src/marshmallow/fields.py``) or a module name
-        (the file without its extension, or a folder on its path), in source order."""
-        if not paths and not modules:
+        (or its trailing part: ``fields.py`` is ``src/marshmallow/fields.py``) or matching one
+        of the ``module_patterns`` regular expressions (``FileMentions.module_patterns``), in source order."""
+        if not paths and not module_patterns:
             return []
         with self._transaction() as cur:
             cur.execute(
@@ -121,8 +127,7 @@ class PgFullText(PgConnection):
                     "branch": branch,
                     "labels": list(labels),
                     "paths": list(paths),
-                    # Module names are identifiers: safe inside a regular expression.
-                    "modules": [f"(^|/){m}(\\.[^/]*$|/)" for m in modules],
+                    "modules": list(module_patterns),
                     "k": k,
                 },
             )

@@ -261,7 +261,13 @@ class FullTextIndex(Protocol):
     ) -> list[ScoredRow]: ...
 
     def rows_in_files(
-        self, repo: str, branch: str, paths: Sequence[str], modules: Sequence[str], labels: Sequence[str], k: int
+        self,
+        repo: str,
+        branch: str,
+        paths: Sequence[str],
+        module_patterns: Sequence[str],
+        labels: Sequence[str],
+        k: int,
     ) -> list[tuple[str, NodeRow]]: ...
 
 

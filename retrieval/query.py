@@ -12,8 +12,11 @@ from dataclasses import dataclass
 from branchgraph.core.languages import language_for_path
 from branchgraph.core.lexical import is_stopword, query_terms
 
+# ``feat(cors):``, ``:bug: fix:``, ``🐛 fix(client)!:``: the type of change names no code, but
+# its scope does (the module or folder the commit touches), so the scope stays as words.
 _CONVENTIONAL_PREFIX = re.compile(
-    r"^\s*(?:fix|feat|feature|refactor|perf|chore|docs?|tests?|style|build|ci|revert)(?:\([^)]*\))?!?:\s*",
+    r"^\s*(?:(?::[a-z0-9_+-]+:|[^\x00-\x7f]{1,4})\s*)*"  # gitmoji, as a shortcode or the emoji itself
+    r"(?:(?:fix|feat|feature|refactor|perf|chore|docs?|tests?|style|build|ci|revert)(?:\(([^)]*)\))?!?:\s*)?",
     re.IGNORECASE,
 )
 _REFERENCE = re.compile(r"\(?(?:\b(?:closes|fixes|fixed|resolves|refs?|see)\s+)?(?:#|\bgh-)\d+\)?", re.IGNORECASE)
@@ -38,8 +41,26 @@ def search_text(query: str) -> str:
     text = _REFERENCE.sub(" ", text)
     lines = text.strip().splitlines()
     if lines:
-        lines[0] = _CONVENTIONAL_PREFIX.sub("", lines[0])
+        lines[0] = _CONVENTIONAL_PREFIX.sub(_scope_words, lines[0], count=1)
     return " ".join(" ".join(lines).split())
+
+
+_SCOPE = re.compile(r"[\w.-]+(?:/[\w.-]+)*")
+
+
+def commit_scopes(query: str) -> list[str]:
+    """The scopes of a conventional-commit subject (``fix(jwt,jwk):`` names ``jwt`` and
+    ``jwk``; ``perf(utils/body):`` names ``utils/body``): the modules or folders it changes."""
+    prefix = _CONVENTIONAL_PREFIX.match(query.lstrip().split("\n", 1)[0])
+    scope = (prefix.group(1) or "") if prefix else ""
+    return [s for s in re.split(r"[\s,]+", scope) if _SCOPE.fullmatch(s) and not s.replace(".", "").isdigit()]
+
+
+def _scope_words(prefix: re.Match[str]) -> str:
+    """A conventional-commit prefix as the words of its scope (``fix(utils/body):`` is
+    ``utils body``)."""
+    scope = prefix.group(1) or ""
+    return " ".join(re.split(r"[\s,/]+", scope)).strip() + " " if scope.strip() else ""
 
 
 _DOTTED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
@@ -83,21 +104,23 @@ class FileMentions:
     def of(cls, query: str) -> FileMentions:
         paths = [m.removeprefix("./") for m in _FILE_MENTION.findall(query) if language_for_path(m) is not None]
         modules = [m for m in _MODULE_MENTION.findall(query) if not is_stopword(m) and m.lower() not in CHANGE_WORDS]
-        return cls(tuple(dict.fromkeys(paths)), tuple(dict.fromkeys(modules)))
+        return cls(tuple(dict.fromkeys(paths)), tuple(dict.fromkeys(commit_scopes(query) + modules)))
 
     def __bool__(self) -> bool:
         return bool(self.paths or self.modules)
 
     def name(self, path: str) -> bool:
         """Whether the question names this file: by its path or a trailing part of it, by its
-        module name (the file without its extension), or by its package (a folder on its path)."""
+        module name (the file without its extension), or by its package (a folder on its path);
+        a module may be a path of folders (``utils/body``)."""
         if any(path == p or path.endswith("/" + p) for p in self.paths):
             return True
-        if not self.modules:
-            return False
-        folders, _, file = path.rpartition("/")
-        stem = file.rsplit(".", 1)[0]
-        return any(m == stem or m in folders.split("/") for m in self.modules)
+        return any(re.search(pattern, path) for pattern in self.module_patterns())
+
+    def module_patterns(self) -> list[str]:
+        """A regular expression per module name that a path it names matches (the same in
+        Python and PostgreSQL): the name as a file without its extensions, or as folders."""
+        return [f"(^|/){re.escape(m)}(\\.[^/]*$|/)" for m in self.modules]
 
 
 def term_weight(term: str) -> float:

@@ -175,7 +175,7 @@ def named_file_hits(mentions: FileMentions, branch: IndexedBranch, stores: Retri
     if not mentions:
         return []
     rows = stores.rows.rows_in_files(
-        branch.repo, branch.branch, mentions.paths, mentions.modules, _SYMBOL_LABELS, NAMED_FILE_SYMBOLS
+        branch.repo, branch.branch, mentions.paths, mentions.module_patterns(), _SYMBOL_LABELS, NAMED_FILE_SYMBOLS
     )
     by_id = dict(rows)
     ids = list(by_id)

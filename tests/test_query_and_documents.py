@@ -15,7 +15,10 @@ from branchgraph.retrieval.query import FileMentions, Words, content_terms, sear
 
 
 def test_commit_phrasing_is_cleaned_from_queries():
-    assert search_text("fix(cli): load .env files in order (#5123)") == "load .env files in order"
+    # The type of change names no code; its scope does (the module the commit touches).
+    assert search_text("fix(cli): load .env files in order (#5123)") == "cli load .env files in order"
+    assert search_text(":wrench: fix(utils/body)!: reuse formData") == "utils body reuse formData"
+    assert search_text("🐛 fix: await the response") == "await the response"
     assert search_text("refactor: stop shadowing the register() name argument") == (
         "stop shadowing the register() name argument"
     )
@@ -41,6 +44,11 @@ def test_files_a_question_names_by_path_or_module():
     assert module.name("src/marshmallow/validate.py") and module.name("src/tool/cli/main.py")
     assert not module.name("src/marshmallow/validators.py")
     assert not FileMentions.of("move it to the new module") and not FileMentions.of("version 3.5 of foo.bar")
+    scoped = FileMentions.of("feat(jwt, trie-router,utils/body): a realm\n\nfix(cli): not the subject")
+    assert scoped.modules == ("jwt", "trie-router", "utils/body")
+    assert scoped.name("src/middleware/jwt/index.ts") and scoped.name("src/router/trie-router/node.ts")
+    assert scoped.name("src/utils/body.ts") and not scoped.name("src/body.ts") and not scoped.name("src/cli.ts")
+    assert not FileMentions.of("fix(1.2): a") and not FileMentions.of("fix: a")
 
 
 def test_a_class_document_leaves_out_its_members_bodies():

@@ -12,6 +12,7 @@ from graph_view import sql
 from branchgraph import EmbedderMismatch, api
 from branchgraph.cli import cli
 from branchgraph.core.errors import NotIndexed
+from branchgraph.retrieval.query import FileMentions
 
 pytestmark = [pytest.mark.neo4j, pytest.mark.postgres]
 
@@ -191,14 +192,19 @@ def test_full_text_reaches_words_only_a_body_holds_and_rare_words_outrank_common
 
 def test_the_files_a_question_names_give_their_symbols_in_source_order(indexed_shop, pg_store):
     def named(paths=(), modules=(), labels=("Function", "Method", "Class")):
-        rows = pg_store.rows_in_files(indexed_shop.name, "main", paths, modules, labels, 50)
-        return [(row.path, row.qualname) for _, row in rows]
+        patterns = FileMentions((), tuple(modules)).module_patterns()
+        rows = pg_store.rows_in_files(indexed_shop.name, "main", paths, patterns, labels, 50)
+        found = [(row.path, row.qualname) for _, row in rows]
+        # The ranking's feature says the same of each file as the query did.
+        assert all(FileMentions(tuple(paths), tuple(modules)).name(path) for path, _ in found)
+        return found
 
     tax = [("src/shop/billing/tax.py", "shop.billing.tax.rate"), ("src/shop/billing/tax.py", "shop.billing.tax.apply")]
     assert named(paths=["billing/tax.py"]) == tax == named(paths=["src/shop/billing/tax.py"]) == named(modules=["tax"])
     assert named(paths=["ax.py"]) == [] and named(modules=["ta"]) == []  # whole path parts only
     billing = named(modules=["billing"])  # a package: every file under its folder
     assert {path for path, _ in billing} == {"src/shop/billing/invoice.py", "src/shop/billing/tax.py"}
+    assert named(modules=["billing/tax"]) == tax and named(modules=["shop/tax"]) == []  # folders in order
     assert named(paths=["billing/invoice.py"], labels=("Class",)) == [
         ("src/shop/billing/invoice.py", "shop.billing.invoice.Line"),
         ("src/shop/billing/invoice.py", "shop.billing.invoice.Invoice"),
