@@ -32,9 +32,10 @@ from branchgraph.retrieval.assemble import (
     write_outlines,
 )
 from branchgraph.retrieval.budget import estimate_tokens, trim_to_budget
-from branchgraph.retrieval.learned import feature_matrix, shipped_ranker
+from branchgraph.retrieval.learned import FEATURES, feature_matrix, shipped_ranker
 from branchgraph.retrieval.query import FileMentions, content_terms, dotted_names, names_symbol
 from branchgraph.retrieval.ranking import (
+    PENALTY,
     SIMILARITY_WEIGHT,
     PathHistory,
     PathRecency,
@@ -256,8 +257,12 @@ def _learned_scores(
     if observe is not None:
         observe(candidates, matrix)
     if ranker is not None and len(candidates):
-        for c, p in zip(candidates, ranker.probabilities(matrix), strict=True):
-            c.score = float(p)
+        # The model's data (Python projects) held no generated code, so it gives the feature no
+        # weight: bundles (``dist/axios.js``) and minified files, copies of the source a task
+        # changes, ranked as high as that source. The hand-tuned factor ranks them down.
+        generated = matrix[:, FEATURES.index("generated")]
+        for c, p, g in zip(candidates, ranker.probabilities(matrix), generated, strict=True):
+            c.score = float(p) * (PENALTY if g else 1.0)
 
 
 def _shortlist(candidates: dict[str, Candidate], limit: int) -> dict[str, Candidate]:

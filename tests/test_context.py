@@ -453,3 +453,23 @@ def test_compare_shows_each_item_beside_its_base_version_and_what_only_one_side_
         cli, ["context", question, "--repo", str(shop_repo), "--branch", "feature", "--compare", "main"]
     )
     assert "`main` version" in markdown.output and "only on feature" in markdown.output
+
+
+def test_bundles_rank_below_the_source_they_were_built_from(repo_dir, config):
+    source = (
+        "export function retryDelay(attempt: number): number {\n"
+        "  // exponential backoff before the next retry\n"
+        "  return Math.min(1000 * 2 ** attempt, 30000)\n"
+        "}\n"
+    )
+    # The bundle's copy says the question's words once more (its banner comment): by text
+    # alone it would come first.
+    bundle = "/* retry backoff bundle */\n" + source.replace("export function", "function").replace(": number", "")
+    commit_files(
+        init_repo(repo_dir),
+        {"src/retry.ts": source, "dist/retry.js": bundle},
+    )
+    api.ingest(repo_dir, config=config)
+    result = api.context("exponential backoff delay of a retry", repo=repo_dir, config=config)
+    paths = [item.path for item in result.items]
+    assert paths[:2] == ["src/retry.ts", "dist/retry.js"]  # ranked down, not hidden
