@@ -62,7 +62,7 @@ BUDGET = 8000
 KS = (5, 10, 20)
 BRANCH = "tasks"
 
-# (path, start_line, end_line, outline): one ranked item
+# (path, start_line, end_line, not shown in full: an outline or cut to fit): one ranked item
 Item = tuple[str, int, int, bool]
 
 
@@ -242,7 +242,7 @@ def run_repo(
         started = time.perf_counter()
         answer = ws.context(case.query, branch=BRANCH, budget_tokens=BUDGET, observe=observe)
         seconds = time.perf_counter() - started
-        context_items = [(i.path, i.start_line, i.end_line, i.outline) for i in answer.items]
+        context_items = [(i.path, i.start_line, i.end_line, i.outline or i.truncated) for i in answer.items]
         lists = {
             "fulltext": [
                 (h.path, h.start_line or 0, h.end_line or 0, False)
@@ -273,7 +273,9 @@ def run_repo(
                 other = ws.context(case.query, branch=BRANCH, budget_tokens=BUDGET, entries=variant.get("entries", 6))
             finally:
                 apply_settings(old)
-            lists["context:" + variant["name"]] = [(i.path, i.start_line, i.end_line, i.outline) for i in other.items]
+            lists["context:" + variant["name"]] = [
+                (i.path, i.start_line, i.end_line, i.outline or i.truncated) for i in other.items
+            ]
         for method, items in [("context", context_items), *lists.items()]:
             shown = items if method.startswith("context") else within_budget(items, text_length)
             row["metrics"][method] = {

@@ -42,6 +42,7 @@ class Candidate:
     text: str = ""
     stale: bool = False
     outline: bool = False
+    truncated: bool = False  # cut to its first lines to fit the budget
     has_conflict: bool = False
     folded: list[str] = field(default_factory=list)  # qualnames shown inside this item's text
     members: list[dict] | None = None  # a class's direct members from the graph (for outlines)

@@ -31,7 +31,7 @@ from branchgraph.retrieval.assemble import (
     reading_order,
     write_outlines,
 )
-from branchgraph.retrieval.budget import estimate_tokens, trim_to_budget
+from branchgraph.retrieval.budget import CHARS_PER_TOKEN, estimate_tokens, trim_to_budget
 from branchgraph.retrieval.learned import FEATURES, feature_matrix, shipped_ranker
 from branchgraph.retrieval.query import FileMentions, content_terms, dotted_names, names_symbol
 from branchgraph.retrieval.ranking import (
@@ -89,6 +89,7 @@ class ContextItem:
     text: str
     stale: bool  # the file changed since indexing; the text is from the working tree
     outline: bool = False  # a class shown without its method bodies
+    truncated: bool = False  # only its first lines: alone it did not fit the budget
     reasons: list[str] = field(default_factory=list)  # every path that led here, incl. folded symbols
     via: str | None = None  # the item that connects this one to its entry (None: an entry)
     folded: list[str] = field(default_factory=list)  # symbols inside this item's text, not repeated
@@ -230,6 +231,9 @@ def build_context(
     tokens = sum(c.tokens for c in kept)
     if dropped:
         warnings.append(f"{dropped} lower-ranked items left out to fit {budget_tokens} tokens")
+    cut = [c.qualname for c in kept if c.truncated]
+    if cut:
+        warnings.append(f"{', '.join(cut)} shown in part (first lines only) to fit {budget_tokens} tokens")
     if tokens > budget_tokens:
         warnings.append(
             f"the entry symbols and the items connecting them need {tokens} tokens, over the budget of {budget_tokens}"
@@ -298,7 +302,41 @@ def _fit_budget(candidates: list[Candidate], budget_tokens: int) -> tuple[list[C
         write_outlines(kept)
     for c in kept:
         c.tokens = estimate_tokens(render_item(_item(c)))
+    _cut_to_fit(kept, budget_tokens)
     return kept, len(dropped)
+
+
+# A cut item keeps at least its first lines' worth (its signature and docstring); the line
+# saying what was left out, and the header's note, take about this many tokens.
+_MIN_CUT_TOKENS = 64
+_CUT_NOTE_TOKENS = 32
+
+
+def _cut_to_fit(kept: list[Candidate], budget_tokens: int) -> None:
+    """When what cannot be dropped (the best entry and what connects it) is still over the
+    budget, cut the longest of those items to their first lines until the whole fits: a
+    minified bundle or a 2,000-line function must not turn an 8,000-token answer into 30,000."""
+    for c in sorted(kept, key=lambda c: (-c.tokens, c.qualname)):
+        over = sum(k.tokens for k in kept) - budget_tokens
+        if over <= 0:
+            return
+        lines = c.text.splitlines()
+        target = max(c.tokens - over, _MIN_CUT_TOKENS)
+        text_room = (target - _CUT_NOTE_TOKENS - (c.tokens - estimate_tokens(c.text))) * CHARS_PER_TOKEN
+        shown: list[str] = []
+        used = 0
+        for line in lines:
+            room = text_room - used
+            if room <= 0:
+                break
+            shown.append(line[:room])  # a minified file is one long line
+            used += len(shown[-1]) + 1
+        if shown == lines:
+            continue
+        left_out = len(lines) - len(shown) + (shown[-1] != lines[len(shown) - 1] if shown else 0)
+        c.text = "\n".join(shown) + f"\n... ({left_out} more lines left out to fit the budget)"
+        c.truncated = True
+        c.tokens = estimate_tokens(render_item(_item(c)))
 
 
 def _outlines_after_members(kept: list[Candidate]) -> list[Candidate]:
@@ -385,6 +423,7 @@ def _item(c: Candidate) -> ContextItem:
         text=c.text,
         stale=c.stale,
         outline=c.outline,
+        truncated=c.truncated,
         reasons=list(dict.fromkeys(c.reasons)),
         via=c.parent,
         folded=list(c.folded),

@@ -12,6 +12,8 @@ def render_item(item) -> str:
     notes = [item.kind, f"score {item.score:.2f}"]
     if item.outline:
         notes.append("outline: bodies left out")
+    if item.truncated:
+        notes.append("TRUNCATED: first lines only, to fit the budget")
     if item.stale:
         notes.append("STALE: the file changed since it was indexed")
     if item.overlay:

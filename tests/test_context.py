@@ -168,8 +168,29 @@ def test_the_budget_drops_low_scoring_leaves_and_keeps_the_spine(indexed_shop, c
     assert any("left out to fit" in w for w in trimmed.warnings)
     # A budget below the entry itself keeps the entry (the spine) and says so.
     tiny = api.context(QUESTION, repo=indexed_shop, config=config, entries=1, budget_tokens=5)
-    assert [i.qualname for i in tiny.items] == [REFUND]
+    assert [i.qualname for i in tiny.items] == [REFUND] and tiny.items[0].truncated
     assert any("over the budget of 5" in w for w in tiny.warnings)
+
+
+def test_an_entry_too_long_for_the_budget_is_shown_in_part(repo_dir, config):
+    body = "".join(f"    total += step_{i}(total)  # reconcile ledger row {i}\n" for i in range(600))
+    minified = "def ledger_table():\n    return [" + ", ".join(f"'row{i}'" for i in range(4000)) + "]\n"
+    commit_files(
+        init_repo(repo_dir),
+        {
+            "ledger.py": f'def reconcile_ledger(total):\n    """Reconcile the ledger."""\n{body}    return total\n\n\n'
+            + minified
+        },
+    )
+    api.ingest(repo_dir, config=config)
+    for question, name in (("reconcile the ledger", "reconcile_ledger"), ("ledger table rows", "ledger_table")):
+        result = api.context(question, repo=repo_dir, config=config, entries=1, budget_tokens=400)
+        (item,) = [i for i in result.items if i.qualname == f"ledger.{name}"]
+        assert item.truncated and item.text.startswith(f"def {name}(")
+        assert item.text.splitlines()[-1].startswith("... (") and "left out to fit the budget" in item.text
+        assert result.tokens <= 400 and any("shown in part" in w for w in result.warnings)
+    whole = api.context("reconcile the ledger", repo=repo_dir, config=config, entries=1, budget_tokens=100_000)
+    assert not any(i.truncated for i in whole.items)
 
 
 def test_a_two_hop_callee_keeps_its_connecting_callee(indexed_shop, config):
