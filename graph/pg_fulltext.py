@@ -96,18 +96,12 @@ class PgFullText(PgConnection):
             return [(row[0], float(row[1]), NodeRow(*row[2:])) for row in cur.fetchall()]
 
     def rows_in_files(
-        self,
-        repo: str,
-        branch: str,
-        paths: Sequence[str],
-        module_patterns: Sequence[str],
-        labels: Sequence[str],
-        k: int,
+        self, repo: str, branch: str, paths: Sequence[str], patterns: Sequence[str], labels: Sequence[str], k: int
     ) -> list[tuple[str, NodeRow]]:
         """(node id, node row) of the symbols with these labels in the files named by a path
         (or its trailing part: ``fields.py`` is ``src/marshmallow/fields.py``) or matching one
-        of the ``module_patterns`` regular expressions (``FileMentions.module_patterns``), in source order."""
-        if not paths and not module_patterns:
+        of the module ``patterns`` (regular expressions: ``FileMentions.module_patterns``), in source order."""
+        if not paths and not patterns:
             return []
         with self._transaction() as cur:
             cur.execute(
@@ -127,7 +121,7 @@ class PgFullText(PgConnection):
                     "branch": branch,
                     "labels": list(labels),
                     "paths": list(paths),
-                    "modules": list(module_patterns),
+                    "modules": list(patterns),
                     "k": k,
                 },
             )

@@ -261,13 +261,7 @@ class FullTextIndex(Protocol):
     ) -> list[ScoredRow]: ...
 
     def rows_in_files(
-        self,
-        repo: str,
-        branch: str,
-        paths: Sequence[str],
-        module_patterns: Sequence[str],
-        labels: Sequence[str],
-        k: int,
+        self, repo: str, branch: str, paths: Sequence[str], patterns: Sequence[str], labels: Sequence[str], k: int
     ) -> list[tuple[str, NodeRow]]: ...
 
 
