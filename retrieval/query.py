@@ -48,11 +48,19 @@ def search_text(query: str) -> str:
 _SCOPE = re.compile(r"[\w.-]+(?:/[\w.-]+)*")
 
 
+# ``net/http: fix ...``, ``callers: avoid ...``: a subject that starts with the area it changes.
+_AREA = re.compile(r"([\w./-]+(?:,\s*[\w./-]+)*):\s+\S")
+
+
 def commit_scopes(query: str) -> list[str]:
-    """The scopes of a conventional-commit subject (``fix(jwt,jwk):`` names ``jwt`` and
-    ``jwk``; ``perf(utils/body):`` names ``utils/body``): the modules or folders it changes."""
-    prefix = _CONVENTIONAL_PREFIX.match(query.lstrip().split("\n", 1)[0])
+    """The scopes of a commit subject: a conventional commit's (``fix(jwt,jwk):`` names ``jwt``
+    and ``jwk``; ``perf(utils/body):`` names ``utils/body``) or the area it starts with
+    (``net/http: fix ...``): the modules or folders it changes."""
+    subject = query.lstrip().split("\n", 1)[0]
+    prefix = _CONVENTIONAL_PREFIX.match(subject)
     scope = (prefix.group(1) or "") if prefix else ""
+    if not scope and prefix is not None and (area := _AREA.match(subject, prefix.end())):
+        scope = area.group(1)
     return [s for s in re.split(r"[\s,]+", scope) if _SCOPE.fullmatch(s) and not s.replace(".", "").isdigit()]
 
 
@@ -103,8 +111,12 @@ class FileMentions:
     @classmethod
     def of(cls, query: str) -> FileMentions:
         paths = [m.removeprefix("./") for m in _FILE_MENTION.findall(query) if language_for_path(m) is not None]
-        modules = [m for m in _MODULE_MENTION.findall(query) if not is_stopword(m) and m.lower() not in CHANGE_WORDS]
-        return cls(tuple(dict.fromkeys(paths)), tuple(dict.fromkeys(commit_scopes(query) + modules)))
+        modules = [
+            m
+            for m in commit_scopes(query) + _MODULE_MENTION.findall(query)
+            if not is_stopword(m) and m.lower() not in CHANGE_WORDS
+        ]
+        return cls(tuple(dict.fromkeys(paths)), tuple(dict.fromkeys(modules)))
 
     def __bool__(self) -> bool:
         return bool(self.paths or self.modules)
@@ -120,7 +132,8 @@ class FileMentions:
     def module_patterns(self) -> list[str]:
         """A regular expression per module name that a path it names matches (the same in
         Python and PostgreSQL): the name as a file without its extensions, or as folders."""
-        return [f"(^|/){re.escape(m)}(\\.[^/]*$|/)" for m in self.modules]
+        # A private module is named without its underscore (``callers`` is ``_callers.py``).
+        return [f"(^|/){'' if m.startswith('_') else '_?'}{re.escape(m)}(\\.[^/]*$|/)" for m in self.modules]
 
 
 def term_weight(term: str) -> float:

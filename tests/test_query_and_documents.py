@@ -49,6 +49,13 @@ def test_files_a_question_names_by_path_or_module():
     assert scoped.name("src/middleware/jwt/index.ts") and scoped.name("src/router/trie-router/node.ts")
     assert scoped.name("src/utils/body.ts") and not scoped.name("src/body.ts") and not scoped.name("src/cli.ts")
     assert not FileMentions.of("fix(1.2): a") and not FileMentions.of("fix: a")
+    # A subject that starts with its area names it too, and a private module answers to its name.
+    area = FileMentions.of("net/http, callers: avoid a copy")
+    assert area.modules == ("net/http", "callers")
+    assert area.name("src/net/http/server.go") and area.name("src/pluggy/_callers.py")
+    assert not area.name("src/pluggy/x_callers.py") and not FileMentions.of("Fix: a").modules
+    assert FileMentions.of("the _private module").name("_private.py")
+    assert not FileMentions.of("the _private module").name("__private.py")
 
 
 def test_a_class_document_leaves_out_its_members_bodies():
