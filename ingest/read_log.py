@@ -177,17 +177,9 @@ class LazyTrackedTable(TrackedTable):
         super().__init__(log, tag)
         self._ensure = ensure
 
-    def get(self, key: Any, default: Any = None) -> Any:
-        self._ensure(key[0])
-        return super().get(key, default)
-
-    def __getitem__(self, key: Any) -> Any:
-        self._ensure(key[0])
-        return super().__getitem__(key)
-
-    def __contains__(self, key: object) -> bool:
-        self._ensure(key[0])  # type: ignore[index]
-        return super().__contains__(key)
+    def _logged(self, key: Any) -> None:
+        self._ensure(key[0])  # every lookup passes here first
+        super()._logged(key)
 
 
 class LazyTaggedTable(TaggedTable):
@@ -199,14 +191,6 @@ class LazyTaggedTable(TaggedTable):
         super().__init__(log, tag)
         self._ensure = ensure
 
-    def get(self, key: Any, default: Any = None) -> Any:
+    def _logged(self, key: Any) -> None:
         self._ensure(key)
-        return super().get(key, default)
-
-    def __getitem__(self, key: Any) -> Any:
-        self._ensure(key)
-        return super().__getitem__(key)
-
-    def __contains__(self, key: object) -> bool:
-        self._ensure(key)
-        return super().__contains__(key)
+        super()._logged(key)
