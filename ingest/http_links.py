@@ -21,7 +21,7 @@ from collections.abc import Sequence
 
 from branchgraph.core.model import Edge, FileSubgraph, Node, node_id
 from branchgraph.ingest.http_endpoints import ClientCall, Route
-from branchgraph.ingest.http_paths import REST, ClientPath, fit
+from branchgraph.ingest.http_paths import PARAM, REST, ClientPath, fit
 from branchgraph.ingest.subgraphs import REASON_DYNAMIC, REASON_EXTERNAL, REASON_UNRESOLVED, Target, dedupe_edges
 
 _LOCAL_HOSTS = ("localhost", "127.0.0.1", "0.0.0.0", "[::1]")
@@ -87,23 +87,43 @@ def _inferred(source: Target, edge_type: str, target: Target, call: ClientCall, 
 
 
 class _RouteIndex:
-    """Routes by their number of segments: a client path fits only routes as long as it (or
-    longer, after an unknown base), or those ending in a rest segment."""
+    """Routes by their number of segments and their last segment: a client path fits only
+    routes as long as it (or longer, after an unknown base), or those ending in a rest segment;
+    and, aligned at their ends either way, only those whose last segment is the client's, a
+    parameter, or anything when the client computes it (django's test clients make thousands
+    of calls against hundreds of routes)."""
 
     def __init__(self, routes: Sequence[Route]):
-        self.by_length: dict[int, list[Route]] = defaultdict(list)
+        self.by_length: dict[int, dict[str | None, list[tuple[int, Route]]]] = defaultdict(lambda: defaultdict(list))
         self.open_ended: list[Route] = []
-        for route in routes:
+        for position, route in enumerate(routes):
             if route.path.endswith(REST):
                 self.open_ended.append(route)
             else:
-                self.by_length[_length(route.path)].append(route)
+                self.by_length[_length(route.path)][_last_segment(route.path)].append((position, route))
         self.longest = max(self.by_length, default=0)
 
     def candidates(self, url: ClientPath) -> list[Route]:
         length = _length(url.path)
         lengths = range(length, self.longest + 1) if url.dynamic_base else (length,)
-        return [r for n in lengths for r in self.by_length.get(n, ())] + self.open_ended
+        last = _last_segment(url.path)
+        found: list[Route] = []
+        for n in lengths:
+            by_last = self.by_length.get(n)
+            if by_last is None:
+                continue
+            if last is None or last == PARAM:
+                fitting = [r for group in by_last.values() for r in group]
+            else:
+                fitting = [*by_last.get(last, ()), *by_last.get(PARAM, ())]
+            fitting.sort(key=lambda pair: pair[0])  # the routes' own order, as before the index
+            found.extend(route for _, route in fitting)
+        return found + self.open_ended
+
+
+def _last_segment(path: str) -> str | None:
+    segments = [s for s in path.split("/") if s]
+    return segments[-1] if segments else None
 
 
 def _length(path: str) -> int:

@@ -42,7 +42,6 @@ from branchgraph.core.extract import (
     EXTRACTOR_VERSION,
     ParsedFile,
     decode_parsed,
-    encode_parsed,
     extract_all,
     name_problem,
 )
@@ -457,9 +456,9 @@ def _parse(
             run.report("read", done, len(group))
         new_rows = []
         jobs = [(language, data) for _, data in misses]
-        for done, ((entry, _), result) in enumerate(zip(misses, extract_all(jobs), strict=True), 1):
+        for done, ((entry, _), (result, cache_row)) in enumerate(zip(misses, extract_all(jobs), strict=True), 1):
             parsed[entry.blob_sha] = result
-            new_rows.append((entry.blob_sha, encode_parsed(result)))
+            new_rows.append((entry.blob_sha, cache_row))
             run.report("parse", done, len(misses))
         cache.put_parses(language, EXTRACTOR_VERSION, new_rows)
         work["files_parsed"] += len(misses)
