@@ -175,3 +175,21 @@ def test_a_repaired_typescript_definition_keeps_its_header_as_written():
     source = b"export type Router = {\n  <A>(x: A): B\n  <C>(y: C): D\n}\n"
     (router,) = extract("typescript", source).definitions
     assert router.signature == "type Router = { <A>(x: A): B <C>(y: C): D }"  # no separator read in
+
+
+def test_parsing_on_every_core_gives_each_file_what_parsing_in_process_does():
+    """Above the pool's threshold, children send each parse as its cache encoding: what the
+    parent decodes is the in-process parse, and the encoding is the one the cache stores."""
+    from branchgraph.core.extract import _PARALLEL_MIN_FILES, decode_parsed, encode_parsed, extract_all
+
+    jobs = [
+        ("python", SOURCE + f"\ndef extra_{i}(x):\n    return helper(x) + {i}\n".encode())
+        for i in range(_PARALLEL_MIN_FILES + 10)
+    ]
+    jobs.append(("typescript", b"export function f(a: number): number { return g(a) }\n"))
+    results = list(extract_all(jobs, workers=2))
+    assert len(results) == len(jobs)
+    for (language, data), (parsed, encoded) in zip(jobs, results, strict=True):
+        assert parsed == extract(language, data)
+        assert decode_parsed(encoded) == parsed
+        assert encoded == encode_parsed(parsed)

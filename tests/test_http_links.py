@@ -388,3 +388,44 @@ def test_spring_routes_and_java_clients_across_languages():
     # DELETE is served by nobody: the call dangles with its URL.
     assert not any(a == "com.shop.billing.OrdersClient.remove" and b.startswith("com.shop.web") for a, b in calls)
     assert unresolved_of_subgraphs(resolve_sources(sources, "web"))['"/api/orders/" + id'] == "unresolved"
+
+
+def test_the_route_index_finds_exactly_the_routes_a_scan_of_all_would():
+    """The index (routes by length and last segment) is an optimisation only: for any client
+    path, the best routes it finds, and their confidences, are those a scan of every route finds."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from branchgraph.ingest.http_endpoints import ClientCall, Route
+    from branchgraph.ingest.http_links import _best_routes, _RouteIndex
+    from branchgraph.ingest.http_paths import REST
+    from branchgraph.ingest.subgraphs import Target
+
+    segment = st.sampled_from(["api", "orders", "users", "v1", PARAM])
+    path = st.lists(segment, max_size=4).map(lambda parts: "/" + "/".join(parts))
+    route = st.tuples(path, st.booleans(), st.sampled_from([None, frozenset({"GET"}), frozenset({"POST"})]))
+
+    @settings(max_examples=300, deadline=None)
+    @given(
+        st.lists(route, max_size=12),
+        path,
+        st.booleans(),
+        st.sampled_from([None, "GET", "POST"]),
+    )
+    def check(declared, wanted, dynamic_base, method):
+        routes = [
+            Route(methods, p.rstrip("/") + "/" + REST if rest else p, Target(f"h{i}", "Function"), "app.py", i)
+            for i, (p, rest, methods) in enumerate(declared)
+        ]
+        call = ClientCall(
+            method, ClientPath(wanted, dynamic_base), wanted, Target("c", "Function"), False, "client.py", 1
+        )
+
+        def by_handler(found):
+            return {route.handler.id: (route, confidence) for route, confidence in found}
+
+        assert by_handler(_best_routes(call, _RouteIndex(routes).candidates(call.url))) == by_handler(
+            _best_routes(call, routes)
+        )
+
+    check()
