@@ -7,6 +7,7 @@ labels), so every ``MATCH``/``MERGE`` goes through a label's unique-id constrain
 
 from __future__ import annotations
 
+import itertools
 import threading
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
@@ -26,6 +27,8 @@ _ROWS_PER_TRANSACTION = 8_000
 # both cores of a small server busy (measured: 18.5 s -> 12.2 s for django's graph).
 _BULK_ROWS = 5_000
 _WRITERS = 2
+# A branch's ids after its prefix are hex digests: their next digits split a copy in parts.
+_ID_DIGITS = "0123456789abcdef"
 
 
 def _schema_statements() -> list[tuple[str, str]]:
@@ -111,70 +114,80 @@ class Neo4jGraphWrites(Neo4jConnection):
                 if progress is not None:
                     progress(done, total)
 
-        self._run_parallel(repo, branch, node_jobs, wrote)  # every edge's ends exist before edges
-        self._run_parallel(repo, branch, edge_jobs, wrote)
+        params = {"repo": repo, "branch": branch}
+        self._run_parallel([(q, {**params, "rows": rows}) for q, rows in node_jobs], wrote)  # ends before edges
+        self._run_parallel([(q, {**params, "rows": rows}) for q, rows in edge_jobs], wrote)
 
     def _run_parallel(
-        self,
-        repo: str,
-        branch: str,
-        jobs: list[tuple[str, list[dict[str, Any]]]],
-        wrote: Callable[[int], None] = lambda rows: None,
+        self, jobs: list[tuple[str, dict[str, Any]]], done: Callable[[int], None] = lambda rows: None
     ) -> None:
-        def run(job: tuple[str, list[dict[str, Any]]]) -> None:
-            query, rows = job
+        """Run each (query, parameters) in a write transaction of its own, ``_WRITERS`` at a
+        time; ``done`` hears the number of rows a job's ``rows`` held (0 without)."""
+
+        def run(job: tuple[str, dict[str, Any]]) -> None:
+            query, params = job
             with self._session() as session:
                 # Concurrent edge writes can deadlock on shared targets; the driver retries
-                # DeadlockDetected (a transient error) with the whole chunk.
-                self._run_translated(
-                    lambda: session.execute_write(
-                        lambda tx: tx.run(query, repo=repo, branch=branch, rows=rows).consume()
-                    )
-                )
-            wrote(len(rows))
+                # DeadlockDetected (a transient error) with the whole job.
+                self._run_translated(lambda: session.execute_write(lambda tx: tx.run(query, params).consume()))
+            done(len(params.get("rows", ())))
 
         with ThreadPoolExecutor(max_workers=_WRITERS) as pool:
             list(pool.map(run, jobs))
 
     def clone_branch(self, repo: str, source: str, target: str) -> None:
         """Copy every node and edge of ``source`` to ``target`` inside Neo4j, rebranching ids
-        (a prefix swap, see ``core.model.node_id``). ``target`` must hold nothing yet."""
-        params = {
-            "repo": repo,
-            "source": source,
-            "target": target,
-            "prefix": branch_prefix(repo, target),
-            "cut": BRANCH_PREFIX_LEN,
-        }
+        (a prefix swap, see ``core.model.node_id``). ``target`` must hold nothing yet.
+
+        Nodes first, by label, then edges by type and end labels, so every lookup of a copied
+        end is a unique-index seek. A large group is split by the first hex digit after the
+        branch prefix (an index range seek); each part is a write transaction of its own, run
+        ``_WRITERS`` at a time (django: 36 s -> 16 s against one statement per group, batched
+        inside by ``CALL ... IN TRANSACTIONS``)."""
+        source_prefix = branch_prefix(repo, source)
+        params = {"target": target, "prefix": branch_prefix(repo, target), "cut": BRANCH_PREFIX_LEN}
         with self._session() as session:
-            for label in NODE_LABELS:
-                self._autocommit(
-                    session,
-                    f"MATCH (n:{label} {{repo: $repo, branch: $source}}) "
-                    # One map, so the copy never holds the source's id (the constraint is eager).
-                    f"CALL (n) {{ CREATE (m:{label}) SET m = n {{.*, branch: $target, "
-                    f"id: $prefix + substring(n.id, $cut)}} }} IN TRANSACTIONS OF {_BULK_ROWS} ROWS",
-                    params,
-                )
+            labels = self._autocommit(
+                session,
+                " UNION ALL ".join(
+                    f"MATCH (n:{label}) WHERE n.id STARTS WITH $source RETURN '{label}' AS label, count(n) AS rows"
+                    for label in NODE_LABELS
+                ),
+                {"source": source_prefix},
+            )
             shapes = self._autocommit(
                 session,
                 "MATCH (f:File {repo: $repo, branch: $source}) WHERE f.path IS NOT NULL "
                 "MATCH (f)-[:DEFINES*0..]->(n)-[r]->(b) "
-                "RETURN DISTINCT type(r) AS t, labels(n)[0] AS a, labels(b)[0] AS b",
-                params,
+                "RETURN type(r) AS t, labels(n)[0] AS a, labels(b)[0] AS b, count(*) AS rows",
+                {"repo": repo, "source": source},
             )
-            for shape in shapes:
-                edge_type, src_label, dst_label = shape["t"], shape["a"], shape["b"]
-                self._autocommit(
-                    session,
-                    f"MATCH (a:{src_label} {{repo: $repo, branch: $source}})-[r:{edge_type}]->(b:{dst_label}) "
-                    f"CALL (a, r, b) {{ "
-                    f"MATCH (a2:{src_label} {{id: $prefix + substring(a.id, $cut)}}) "
-                    f"MATCH (b2:{dst_label} {{id: $prefix + substring(b.id, $cut)}}) "
-                    f"CREATE (a2)-[r2:{edge_type}]->(b2) SET r2 = properties(r), r2.branch = $target "
-                    f"}} IN TRANSACTIONS OF {_BULK_ROWS} ROWS",
-                    params,
+        self._run_parallel(
+            [
+                (
+                    f"MATCH (n:{group['label']}) WHERE n.id STARTS WITH $part "
+                    # One map, so the copy never holds the source's id (the constraint is eager).
+                    f"CREATE (m:{group['label']}) SET m = n {{.*, branch: $target, id: $prefix + substring(n.id, $cut)}}",
+                    {**params, "part": part},
                 )
+                for group in labels
+                for part in _id_parts(source_prefix, group["rows"])
+            ]
+        )
+        self._run_parallel(
+            [
+                (
+                    f"MATCH (a:{shape['a']}) WHERE a.id STARTS WITH $part "
+                    f"MATCH (a)-[r:{shape['t']}]->(b:{shape['b']}) "
+                    f"MATCH (a2:{shape['a']} {{id: $prefix + substring(a.id, $cut)}}) "
+                    f"MATCH (b2:{shape['b']} {{id: $prefix + substring(b.id, $cut)}}) "
+                    f"CREATE (a2)-[r2:{shape['t']}]->(b2) SET r2 = properties(r), r2.branch = $target",
+                    {**params, "part": part},
+                )
+                for shape in shapes
+                for part in _id_parts(source_prefix, shape["rows"])
+            ]
+        )
 
     def delete_branch(self, repo: str, branch: str) -> int:
         """Delete every node and edge of the branch in batches; return the nodes deleted."""
@@ -226,6 +239,16 @@ class Neo4jGraphWrites(Neo4jConnection):
                 lambda: session.execute_write(lambda tx: tx.run(query, repo=repo, branch=branch).single(strict=True))
             )
         return int(record["deleted"])
+
+
+def _id_parts(prefix: str, rows: int) -> list[str]:
+    """Id prefixes that split ``rows`` rows of one branch into parts of a transaction's size
+    (about ``4 * _BULK_ROWS`` at most): the branch prefix alone, or with every combination
+    of the next one, two or three hex digits."""
+    digits = 0
+    while rows > 4 * _BULK_ROWS * len(_ID_DIGITS) ** digits and digits < 3:
+        digits += 1
+    return [prefix + "".join(tail) for tail in itertools.product(_ID_DIGITS, repeat=digits)]
 
 
 def _node_rows(subgraphs: Sequence[FileSubgraph]) -> dict[str, list[dict[str, Any]]]:

@@ -151,6 +151,67 @@ def test_a_new_branch_is_cloned_from_its_base_and_then_updated(repo_dir, config,
     assert_equals_fresh_ingest(repo_dir, "main", config, graph_store, pg_store)
 
 
+def test_a_copy_split_into_id_parts_holds_exactly_its_source(repo_dir, config, graph_store, pg_store, monkeypatch):
+    """A large group of nodes or edges is copied in parts by the id digits after the branch
+    prefix (16, 256 or 4,096); with a tiny part size every group of this repository is split, and
+    the copy (before any re-resolution could mend it) holds exactly what its source does,
+    every property included. A branch-off through it reads as a fresh ingest."""
+    from branchgraph.core.model import BRANCH_PREFIX_LEN
+    from branchgraph.graph import neo4j_writes
+
+    monkeypatch.setattr(neo4j_writes, "_BULK_ROWS", 1)
+    assert neo4j_writes._id_parts("p", 4) == ["p"] and len(neo4j_writes._id_parts("p", 5)) == 16
+    assert len(neo4j_writes._id_parts("p", 65)) == 256 and len(set(neo4j_writes._id_parts("p", 10**9))) == 16**3
+    repo = init_repo(repo_dir)
+    # Enough nodes and edges that every first digit occurs among their ids.
+    many = {
+        f"pkg/m{i}.py": "".join(f"def f{j}(x):\n    return f{j + 1}(x) + len(str(x))\n\n" for j in range(12))
+        + "def f12(x):\n    return x\n"
+        for i in range(6)
+    }
+    main = commit_files(repo, {**APP, **many})
+    api.ingest(repo_dir, config=config)
+    commit_files(
+        repo,
+        {**APP, **many, "app/core.py": APP["app/core.py"] + "\n\ndef extra():\n    return helper()\n"},
+        branch="feature/x",
+        parents=[main.encode()],
+    )
+    graph_store.clone_branch(repo_dir.name, "main", "copy")
+    try:
+
+        def everything(branch: str) -> tuple[list, list]:
+            params = {"repo": repo_dir.name, "branch": branch, "cut": BRANCH_PREFIX_LEN}
+            nodes = graph_store.read_query(
+                "MATCH (n {repo: $repo, branch: $branch}) "
+                "RETURN substring(n.id, $cut) AS id, labels(n) AS labels, properties(n) AS props",
+                params,
+                limit=100_000,
+            )
+            edges = graph_store.read_query(
+                "MATCH (a {repo: $repo, branch: $branch})-[r]->(b) "
+                "RETURN substring(a.id, $cut) AS a, type(r) AS t, substring(b.id, $cut) AS b, properties(r) AS props",
+                params,
+                limit=100_000,
+            )
+            for row in nodes:
+                del row["props"]["id"], row["props"]["branch"]
+            for row in edges:
+                del row["props"]["branch"]
+            return sorted(repr({**row, "props": sorted(row["props"].items())}) for row in nodes), sorted(
+                repr({**row, "props": sorted(row["props"].items())}) for row in edges
+            )
+
+        source, copied = everything("main"), everything("copy")
+        assert len(source[0]) > 64 and len(source[1]) > 64
+        assert copied == source
+    finally:
+        graph_store.delete_branch(repo_dir.name, "copy")
+    branched = api.ingest(repo_dir, branch="feature/x", config=config)
+    assert (branched.strategy, branched.base) == ("branch-off", "main")
+    assert_equals_fresh_ingest(repo_dir, "feature/x", config, graph_store, pg_store)
+
+
 def test_a_branch_off_waits_for_an_update_of_its_base(repo_dir, config, graph_store, pg_store):
     _main_indexed_then_feature_committed(repo_dir, config)
     done: list = []
