@@ -142,7 +142,7 @@ class Neo4jGraphWrites(Neo4jConnection):
         Nodes first, by label, then edges by type and end labels, so every lookup of a copied
         end is a unique-index seek. A large group is split by the first hex digit after the
         branch prefix (an index range seek); each part is a write transaction of its own, run
-        ``_WRITERS`` at a time (django: 36 s -> 16 s against one statement per group, batched
+        ``_WRITERS`` at a time (django: 26-54 s -> 15-18 s against one statement per group, batched
         inside by ``CALL ... IN TRANSACTIONS``)."""
         source_prefix = branch_prefix(repo, source)
         params = {"target": target, "prefix": branch_prefix(repo, target), "cut": BRANCH_PREFIX_LEN}
