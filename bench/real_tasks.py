@@ -55,6 +55,7 @@ from branchgraph.core.config import Config
 from branchgraph.core.extract import extract
 from branchgraph.core.languages import language_for_path
 from branchgraph.core.lexical import lexical_text, query_terms
+from branchgraph.retrieval.context import ContextItem
 from branchgraph.retrieval.learned import shipped_ranker
 from branchgraph.retrieval.search import BM25_B
 
@@ -67,6 +68,11 @@ Item = tuple[str, int, int, bool]
 
 
 # ----- scoring -----------------------------------------------------------------------------
+
+
+def context_item(item: ContextItem) -> Item:
+    """A ``context()`` item as scored: an outline or an item cut to fit is not shown in full."""
+    return (item.path, item.start_line, item.end_line, item.outline or item.truncated)
 
 
 def iou(a: tuple[int, int], b: tuple[int, int]) -> float:
@@ -242,7 +248,7 @@ def run_repo(
         started = time.perf_counter()
         answer = ws.context(case.query, branch=BRANCH, budget_tokens=BUDGET, observe=observe)
         seconds = time.perf_counter() - started
-        context_items = [(i.path, i.start_line, i.end_line, i.outline or i.truncated) for i in answer.items]
+        context_items = [context_item(i) for i in answer.items]
         lists = {
             "fulltext": [
                 (h.path, h.start_line or 0, h.end_line or 0, False)
@@ -273,9 +279,7 @@ def run_repo(
                 other = ws.context(case.query, branch=BRANCH, budget_tokens=BUDGET, entries=variant.get("entries", 6))
             finally:
                 apply_settings(old)
-            lists["context:" + variant["name"]] = [
-                (i.path, i.start_line, i.end_line, i.outline or i.truncated) for i in other.items
-            ]
+            lists["context:" + variant["name"]] = [context_item(i) for i in other.items]
         for method, items in [("context", context_items), *lists.items()]:
             shown = items if method.startswith("context") else within_budget(items, text_length)
             row["metrics"][method] = {

@@ -293,7 +293,7 @@ def _fit_budget(candidates: list[Candidate], budget_tokens: int) -> tuple[list[C
     dropped: list[Candidate] = []
     for _ in range(_TRIM_ROUNDS):
         for c in kept:
-            c.tokens = estimate_tokens(render_item(_item(c)))
+            c.tokens = _rendered_tokens(c)
         if sum(c.tokens for c in kept) <= budget_tokens:
             break
         kept = trim_to_budget(kept, budget_tokens, on_drop=dropped.append)
@@ -301,9 +301,14 @@ def _fit_budget(candidates: list[Candidate], budget_tokens: int) -> tuple[list[C
         # measure again, and trim again if that tipped the total over.
         write_outlines(kept)
     for c in kept:
-        c.tokens = estimate_tokens(render_item(_item(c)))
+        c.tokens = _rendered_tokens(c)
     _cut_to_fit(kept, budget_tokens)
     return kept, len(dropped)
+
+
+def _rendered_tokens(c: Candidate) -> int:
+    """What the candidate costs as rendered: its text with its header."""
+    return estimate_tokens(render_item(_item(c)))
 
 
 # A cut item keeps at least its first lines' worth (its signature and docstring); the line
@@ -336,7 +341,7 @@ def _cut_to_fit(kept: list[Candidate], budget_tokens: int) -> None:
         left_out = len(lines) - len(shown) + (shown[-1] != lines[len(shown) - 1] if shown else 0)
         c.text = "\n".join(shown) + f"\n... ({left_out} more lines left out to fit the budget)"
         c.truncated = True
-        c.tokens = estimate_tokens(render_item(_item(c)))
+        c.tokens = _rendered_tokens(c)
 
 
 def _outlines_after_members(kept: list[Candidate]) -> list[Candidate]:
