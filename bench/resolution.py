@@ -33,6 +33,9 @@ asserted.
 from __future__ import annotations
 
 import argparse
+import hashlib
+import json
+import pickle
 import random
 import subprocess
 import sys
@@ -179,6 +182,21 @@ def _enclosing_def(leaf):
     return None
 
 
+def jedi_without_django_knowledge() -> None:
+    """Jedi bundles django-stubs and a django plugin (model fields, managers): on django's own
+    source they answer from declarations the source does not make (``request: HttpRequest``,
+    ``_meta: Options``). Without them Jedi infers from the source and the standard library
+    alone, as branchgraph does."""
+    import jedi.inference.gradual.typeshed as typeshed
+    from jedi.plugins import django as django_plugin
+    from jedi.plugins import plugin_manager
+
+    typeshed.DJANGO_INIT_PATH = Path("/nonexistent/django-stubs/__init__.pyi")
+    registered = plugin_manager._registered_plugins  # type: ignore[attr-defined]
+    registered[:] = [p for p in registered if p is not django_plugin]
+    plugin_manager._build_functions()  # type: ignore[attr-defined]
+
+
 def jedi_calls(root: Path, paths: list[str], symbols: Symbols) -> tuple[list[JediAnswer], Counter[str]]:
     import jedi
     import parso.cache
@@ -269,12 +287,39 @@ def _answer_at(
     return same_caller[0] if len(same_caller) == 1 else None
 
 
-def score(name: str, root: Path, paths: list[str], sample: int) -> None:
+def cached_jedi_calls(
+    root: Path, paths: list[str], symbols: Symbols, cache: Path | None
+) -> tuple[list[JediAnswer], Counter[str]]:
+    """Jedi's answers, kept in ``cache`` keyed by the files' bytes, Jedi's version and
+    branchgraph's symbols (the answers name them; extraction makes them, resolution does not
+    change them): a resolver change is scored again in seconds, without Jedi."""
+    if cache is None:
+        return jedi_calls(root, paths, symbols)
+    import jedi
+    import jedi.inference.gradual.typeshed
+
+    digest = hashlib.sha256(f"{jedi.__version__} {jedi.inference.gradual.typeshed.DJANGO_INIT_PATH}".encode())
+    for path in paths:
+        digest.update(path.encode() + b"\0" + (root / path).read_bytes() + b"\0")
+    digest.update(repr(sorted((p, sorted(rows)) for p, rows in symbols.by_path.items())).encode())
+    stored = cache / f"jedi-{digest.hexdigest()[:20]}.pickle"
+    if stored.exists():
+        print(f"  Jedi's answers from {stored}", file=sys.stderr)
+        return pickle.loads(stored.read_bytes())
+    found = jedi_calls(root, paths, symbols)
+    cache.mkdir(parents=True, exist_ok=True)
+    stored.write_bytes(pickle.dumps(found))
+    return found
+
+
+def score(
+    name: str, root: Path, paths: list[str], sample: int, dump: Path | None = None, cache: Path | None = None
+) -> None:
     started = time.monotonic()
     ours = branchgraph_calls(root, paths)
     ours_s = time.monotonic() - started
     started = time.monotonic()
-    answers, failures = jedi_calls(root, paths, ours.symbols)
+    answers, failures = cached_jedi_calls(root, paths, ours.symbols, cache)
     jedi_s = time.monotonic() - started
 
     # Jedi's pairs: from call sites where it names exactly one in-repo definition.
@@ -360,6 +405,15 @@ def score(name: str, root: Path, paths: list[str], sample: int) -> None:
             a = _answer_at(site, pair[0], by_site, by_line)
             jedi_says = sorted(a.targets) if a and a.targets else ("outside" if a and a.outside else "-")
             print(f"    {pair[0]} -> {pair[1]}   {site[0]}:{site[1]}  Jedi: {jedi_says}")
+    if dump is not None:
+        # Every disagreement with its call sites, to read by category rather than by sample.
+        rows = [{"kind": "missed", "caller": c, "callee": t, "sites": jedi_pair_sites[(c, t)]} for c, t in missed]
+        rows += [
+            {"kind": verdict, "caller": c, "callee": t, "sites": ours.pair_sites[(c, t)]}
+            for (c, t), verdict in sorted(verdicts.items())
+        ]
+        dump.write_text(json.dumps({"project": name, "root": str(root), "disagreements": rows}, indent=1))
+        print(f"  {len(rows)} disagreements written to {dump}")
 
 
 def unpack_sdist(archive: Path, into: Path) -> Path:
@@ -373,29 +427,59 @@ def unpack_sdist(archive: Path, into: Path) -> Path:
     return root
 
 
+def _dump_path(directory: Path | None, name: str) -> Path | None:
+    if directory is None:
+        return None
+    directory.mkdir(parents=True, exist_ok=True)
+    return directory / f"{name}.json"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--source", action="append", default=[], help="NAME=GIT_DIR (repeatable)")
     parser.add_argument("--sdist", action="append", default=[], help="PACKAGE=VERSION from PyPI (repeatable)")
     parser.add_argument("--sample", type=int, default=12, help="disagreements shown per kind")
     parser.add_argument("--max-files", type=int, default=None, help="only the first N files (sorted by path)")
+    parser.add_argument(
+        "--without-django-stubs",
+        action="store_true",
+        help="Jedi without its bundled django-stubs and django plugin (inference from the source alone)",
+    )
+    parser.add_argument(
+        "--jedi-cache",
+        type=Path,
+        default=None,
+        help="keep Jedi's answers in DIR and reuse them while the files and the extractor are the same",
+    )
+    parser.add_argument(
+        "--dump", type=Path, default=None, help="write every disagreement with its sites to DIR/NAME.json"
+    )
     args = parser.parse_args()
     try:
         import jedi  # noqa: F401
     except ImportError:
         sys.exit("bench/resolution.py needs Jedi, installed for the benchmark only: pip install jedi")
+    if args.without_django_stubs:
+        jedi_without_django_knowledge()
     scratch = Path(tempfile.mkdtemp(prefix="branchgraph-resolution-"))
     for spec in args.source:
         name, _, git_dir = spec.partition("=")
         root = scratch / name
         subprocess.run(["git", "clone", "-q", git_dir, str(root)], check=True)
-        score(name, root, python_files(root, args.max_files), args.sample)
+        score(name, root, python_files(root, args.max_files), args.sample, _dump_path(args.dump, name), args.jedi_cache)
     for spec in args.sdist:
         package, _, version = spec.partition("=")
         into = scratch / package
         into.mkdir()
         root = unpack_sdist(fetch_sdist(package, version), into)
-        score(f"{package} {version}", root, python_files(root, args.max_files), args.sample)
+        score(
+            f"{package} {version}",
+            root,
+            python_files(root, args.max_files),
+            args.sample,
+            _dump_path(args.dump, package),
+            args.jedi_cache,
+        )
 
 
 if __name__ == "__main__":
