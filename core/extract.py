@@ -26,7 +26,7 @@ from branchgraph.core.languages import language_named, new_parser, tag_query, ts
 from branchgraph.core.model import content_hash
 
 # Bumped whenever extraction output changes, so caches keyed by blob SHA are invalidated.
-EXTRACTOR_VERSION = 28
+EXTRACTOR_VERSION = 29
 
 _MAX_RAW = 200
 # A type annotation is kept longer: a generic function type or builder type cut short says
@@ -73,8 +73,6 @@ _LITERAL_KINDS = {
     "integer": "int",
     "float": "float",
 }
-# The receivers that make an assignment an instance attribute (``self.x``, ``this.x``).
-_SELF_NAMES = frozenset({"self", "this"})
 # Nodes a broad capture such as `(argument_list (_) @reference.base)` may hit that name nothing.
 # ECMAScript's `import("./m")` loads a module, it calls nothing: an import (ecmascript.scm).
 _NOT_REFERENCES = frozenset({"keyword_argument", "comment", "list_splat", "dictionary_splat", "import"})
@@ -508,7 +506,7 @@ def extract(language: str, data: bytes) -> ParsedFile:
         elif "assign.name" in caps:
             node = caps["assign.name"][0]
             attribute_of = caps.get("assign.object")
-            if attribute_of is not None and _text(attribute_of[0]) not in _SELF_NAMES:
+            if attribute_of is not None and _text(attribute_of[0]) not in conventions.attribute_receivers:
                 continue  # another object's attribute says nothing about this scope's names
             kind, value = next((k, caps[c][0]) for c, k in _ASSIGN_KINDS if c in caps)
             is_member = attribute_of is not None or "assign.member" in caps

@@ -16,6 +16,7 @@ A reference is never dropped: it resolves to a node or becomes a dangling edge t
 
 from __future__ import annotations
 
+import functools
 import re
 import sys
 from collections import Counter
@@ -137,6 +138,8 @@ class PythonResolver(Resolver):
         self.module_prefixes.update(prefix for name in self.modules for prefix in dotted_prefixes(name))
         self.wildcards: dict[str, list[str]] = self._path_table()
         self._base_refs: dict[tuple[str, int | None], list] = self._table()
+        # (path, class index) -> the import a class defined below it replaced
+        self._shadowed_imports: dict[tuple[str, int], _Binding] = self._table()
         # (path, function index) -> its return annotation
         self.return_types: dict[tuple[str, int], str] = self._table()
         # (path, function index) -> what a generator yields (`self.returns`: what a function returns)
@@ -310,7 +313,7 @@ class PythonResolver(Resolver):
         elif a.scope is not None and defs[a.scope].kind == "class":
             owner, name = a.scope, a.name
             if a.kind != "annotation":  # also a name of the class body itself
-                self._bind(f.path, a.scope, a.name, _local_binding(a), keep_existing=True)
+                self._bind(f.path, a.scope, a.name, _class_body_binding(a, defs), keep_existing=True)
         elif a.kind == "annotation":
             # A declared type wins over what the value looks like (`app: FlaskProxy = LocalProxy(...)`).
             existing = self.bindings.get((f.path, a.scope), {}).get(a.name)
@@ -323,6 +326,8 @@ class PythonResolver(Resolver):
         if a.kind == "annotation":
             # An annotation names its type in the scope around the class body or method.
             binding: _Binding = ("annotated", a.callee, defs[a.scope].parent if a.scope is not None else None)
+        elif owner == a.scope:
+            binding = _class_body_binding(a, defs)
         else:
             binding = _local_binding(a)
         self.attributes.setdefault((f.path, owner), {}).setdefault(name, []).append(binding)
@@ -364,7 +369,15 @@ class PythonResolver(Resolver):
         if imp.name == "*":
             self.wildcards.setdefault(f.path, []).append(module)
             return
-        self._bind(f.path, imp.scope, imp.alias or imp.name, ("from", module, imp.name))
+        name = imp.alias or imp.name
+        existing = self.bindings.get((f.path, imp.scope), {}).get(name)
+        if existing is not None and existing[0] == "def" and existing[1].definition.start_line > imp.line:
+            # A class defined below the import of its name replaces it (django's gis
+            # `functions` imports `Transform` for bases above, then defines its own); the
+            # import is what the class's own bases name (`class Transform(Transform)`).
+            self._shadowed_imports[(f.path, existing[1].index)] = ("from", module, imp.name)
+            return
+        self._bind(f.path, imp.scope, name, ("from", module, imp.name))
 
     def _find_module(self, f: ParsedSource, written: str) -> str:
         """Absolute module name. A name that is no module from the repository's root but is
@@ -698,10 +711,24 @@ class PythonResolver(Resolver):
             return self._resolve_binding(path, binding)
         if not name.startswith("_"):
             for module in self.wildcards.get(path, ()):
-                value = self._member(_Mod(module), name)
+                value = self._memo(("star", module, name), functools.partial(self._module_namespace, module, name))
                 if value is not None:
                     return value
         return None
+
+    def _module_namespace(self, module: str, name: str) -> _Value:
+        """What a module's own namespace binds to ``name`` (definitions, imports, its star
+        imports, other globals): what ``from module import *`` hands on. A submodule it never
+        imports is not among them (`from django.db.models import *` in the package of
+        `django.contrib.gis.db.models.functions` does not bind `functions` to
+        `django.db.models.functions`)."""
+        f = self.modules.get(module)
+        if f is None:
+            return None
+        found = self._module_attribute(f.path, name)
+        if found is None and name in f.parsed.globals:
+            return _Var(module)
+        return found
 
     def _member_uncached(self, value: _Value, attr: str) -> _Value:
         if isinstance(value, _Ext):
@@ -774,7 +801,7 @@ class PythonResolver(Resolver):
 
     def _first_member(self, classes: list[_Symbol | _Ext | _Dyn], attr: str) -> _Value:
         unknown: _Ext | _Dyn | None = None
-        for klass in classes:
+        for position, klass in enumerate(classes):
             if not isinstance(klass, _Symbol):
                 unknown = unknown or klass
                 continue
@@ -783,10 +810,28 @@ class PythonResolver(Resolver):
                 return _Sym(child)
             attribute = self._own_attribute(klass, attr)
             if attribute is not None:
+                if position and self._overridden_for_receiver(klass, attr, classes[:position]):
+                    return None
                 return attribute
         if isinstance(unknown, _Dyn):
             return unknown  # a base made at run time (`BaseManager.from_queryset(QuerySet)`)
         return _Ext(f"{unknown.name}.{attr}") if unknown is not None else None
+
+    def _overridden_for_receiver(self, klass: _Symbol, attr: str, before: list[_Symbol | _Ext | _Dyn]) -> bool:
+        """Whether a base's attribute made from the receiver (``cls.engine = cls.engine_class()``
+        in ``setUpClass``) takes what a class before it in the receiver's order overrides
+        (``engine_class = Jinja2``): then the base's reading is not the receiver's."""
+        for binding in self._attribute_bindings(klass, attr):
+            head, dot, rest = binding[1].partition(".") if binding[0] in ("call_result", "alias") else ("", "", "")
+            if head not in ("self", "cls") or not dot:
+                continue
+            name = re.split(r"[.(\[]", rest, maxsplit=1)[0]
+            for k in before:
+                if isinstance(k, _Symbol) and (
+                    name in self.children.get((k.file.path, k.index), {}) or self._attribute_bindings(k, name)
+                ):
+                    return True
+        return False
 
     def _instance_attribute(self, cls: _Symbol, attr: str) -> _Value:
         """An attribute's declared type wins over its assignments (``self.x: Store = make()``,
@@ -849,10 +894,14 @@ class PythonResolver(Resolver):
 
     def _bases_uncached(self, cls: _Symbol) -> list[tuple[str, int, _Value]]:
         parent = cls.definition.parent
-        return [
-            (ref.raw, ref.line, self._resolve_dotted(cls.file.path, parent, ref.raw.split("[", 1)[0]))
-            for ref in self._base_refs.get((cls.file.path, cls.index), ())
-        ]
+        shadowed = self._shadowed_imports.get((cls.file.path, cls.index))
+        found = []
+        for ref in self._base_refs.get((cls.file.path, cls.index), ()):
+            base = self._resolve_dotted(cls.file.path, parent, ref.raw.split("[", 1)[0])
+            if shadowed is not None and base == _Sym(cls):
+                base = self._resolve_binding(cls.file.path, shadowed)
+            found.append((ref.raw, ref.line, base))
+        return found
 
     def _resolve_dotted(self, path: str, scope: int | None, raw: str) -> _Value:
         """Resolve ``a.b.c`` as written in ``scope`` of ``path``, or a chain of calls and
@@ -1306,6 +1355,15 @@ def _local_binding(a: Assignment) -> _Binding:
     ``for x in callee(...)`` an element of what the call returns."""
     kind = "wraps" if a.kind == "partial" else a.kind if a.kind in _ASSIGNED else "call_result"
     return (kind, a.callee, a.scope)
+
+
+def _class_body_binding(a: Assignment, defs: list[Definition]) -> _Binding:
+    """A class body's ``name = name`` (``hashed_file_path = hashed_file_path``) reads the name
+    from around the class: the class's own is not bound yet."""
+    binding = _local_binding(a)
+    if binding[0] == "alias" and a.callee == a.name and a.scope is not None:
+        return ("alias", a.callee, defs[a.scope].parent)
+    return binding
 
 
 def _directory(path: str) -> str:

@@ -785,3 +785,74 @@ def test_a_value_is_looked_up_only_where_the_file_may_bind_a_symbol_by_it():
         ("app.views.view", "app.models.Response.content"),
         ("app.views.view", "app.models.logged.wrapper"),
     }
+
+
+def test_a_star_import_hands_on_what_the_module_binds_not_its_unimported_submodules():
+    # django.contrib.gis.db.models star-imports django.db.models, whose package has a
+    # `functions` submodule it never imports; its own `functions` submodule is what
+    # `from django.contrib.gis.db.models import functions` gets.
+    sources = {
+        "core/__init__.py": b"from core.fields import Field\n",
+        "core/fields.py": b"class Field:\n    pass\n",
+        "core/functions/__init__.py": b"class Sum:\n    pass\n",
+        "gis/__init__.py": b"from core import *\nimport gis.functions\n",
+        "gis/functions.py": b"class Union:\n    pass\n",
+        "app.py": (b"from gis import Field, functions\n\n\ndef query():\n    functions.Union()\n    Field()\n"),
+    }
+    calls = calls_of(resolve(sources))
+    assert calls[("app.query", "gis.functions.Union")] is True
+    assert calls[("app.query", "core.fields.Field")] is True  # what the star import does bind
+
+
+def test_a_classmethod_sets_class_attributes_and_a_class_body_can_rebind_a_module_name():
+    sources = {
+        "engine.py": b"class Engine:\n    def from_string(self, text):\n        return text\n",
+        "tests/test_render.py": (
+            b"import unittest\n\nfrom engine import Engine\n\n\n"
+            b"def hashed(test, path):\n    return path\n\n\n"
+            b"class RenderTests(unittest.TestCase):\n"
+            b"    hashed = hashed\n\n"
+            b"    @classmethod\n    def setUpClass(cls):\n        cls.engine = Engine()\n\n"
+            b"    def test_render(self):\n        self.engine.from_string('x')\n        self.hashed('p')\n"
+        ),
+    }
+    calls = calls_of(resolve(sources))
+    assert calls[("tests.test_render.RenderTests.test_render", "engine.Engine.from_string")] is True
+    assert calls[("tests.test_render.RenderTests.test_render", "tests.test_render.hashed")] is True
+
+
+def test_a_definition_below_an_import_of_its_name_is_what_the_module_holds():
+    sources = {
+        "lookups.py": b"class Transform:\n    pass\n",
+        "functions.py": b"from lookups import Transform\n\n\nclass Transform(Transform):\n    pass\n",
+        "app.py": b"import functions\n\n\ndef query():\n    functions.Transform()\n",
+    }
+    graph = resolve(sources)
+    calls = calls_of(graph)
+    assert calls[("app.query", "functions.Transform")] is True
+    assert ("app.query", "lookups.Transform") not in calls
+    # The class's base is the import it replaces, not itself.
+    bases = {(a, b) for a, t, b, _ in edges_of_subgraphs(graph) if t == "INHERITS_FROM"}
+    assert bases == {("functions.Transform", "lookups.Transform")}
+
+
+def test_a_base_attribute_made_from_what_a_subclass_overrides_is_not_the_bases_reading():
+    sources = {
+        "engines.py": (
+            b"class Strings:\n    def render(self):\n        return ''\n\n\n"
+            b"class Jinja:\n    def render(self):\n        return ''\n"
+        ),
+        "tests/test_engines.py": (
+            b"import unittest\n\nfrom engines import Jinja, Strings\n\n\n"
+            b"class StringsTests(unittest.TestCase):\n    engine_class = Strings\n\n"
+            b"    @classmethod\n    def setUpClass(cls):\n        cls.engine = cls.engine_class()\n\n"
+            b"    def test_strings(self):\n        self.engine.render()\n\n\n"
+            b"class JinjaTests(StringsTests):\n    engine_class = Jinja\n\n"
+            b"    def test_jinja(self):\n        self.engine.render()\n"
+        ),
+    }
+    calls = calls_of(resolve(sources))
+    assert calls[("tests.test_engines.StringsTests.test_strings", "engines.Strings.render")] is True
+    # No guess of the base's class for the subclass: left dangling.
+    assert ("tests.test_engines.JinjaTests.test_jinja", "engines.Strings.render") not in calls
+    assert calls[("tests.test_engines.JinjaTests.test_jinja", "self.engine.render")] is False

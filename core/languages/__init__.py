@@ -44,6 +44,8 @@ class Conventions:
     parameter_lists: Callable[[Node, bytes], list[str]] = lambda node, source: []
     aliased_type: Callable[[Node, bytes], str] = lambda node, source: ""
     property_types: Callable[[Node, bytes], list[str]] = lambda node, source: []
+    # the receivers whose attribute assignments are the class's attributes (``self.x = ...``)
+    attribute_receivers: frozenset[str] = frozenset({"self", "this"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,7 +78,7 @@ def _conventions(module: ModuleType) -> Conventions:
         is_generated_file=module.is_generated_file,
         is_declaration_file=module.is_declaration_file,
         module_name=module.module_name,
-        **{hook: getattr(module, hook) for hook in _TYPE_HOOKS if hasattr(module, hook)},
+        **{hook: getattr(module, hook) for hook in (*_TYPE_HOOKS, "attribute_receivers") if hasattr(module, hook)},
     )
 
 

@@ -10,6 +10,9 @@ from tree_sitter import Node
 _STRING_PREFIXES = ("r", "u", "b", "R", "U", "B")
 _QUOTES = ('"""', "'''", '"', "'")
 _GENERATED = re.compile(r"_pb2(_grpc)?\.pyi?$")
+# `cls.engine = Engine()` in a classmethod (unittest's `setUpClass`) sets what `self.engine`
+# reads in every method, as `self.engine = ...` does.
+attribute_receivers = frozenset({"self", "cls"})
 
 
 def clean_docstring(text: str) -> str:
