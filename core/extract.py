@@ -174,6 +174,10 @@ class Assignment:
     argument: int | None = None
     position: int | None = None
     key: str | None = None  # a callback given as this property of an object literal argument
+    # Python locals: the lines [first, last] where the binding surely holds, and the [start,
+    # end] lines of each loop around it within its function (``Conventions.binding_reach``)
+    reach: list[int] | None = None
+    loops: list[list[int]] | None = None
 
 
 @dataclass(slots=True)
@@ -510,6 +514,7 @@ def extract(language: str, data: bytes) -> ParsedFile:
                 continue  # another object's attribute says nothing about this scope's names
             kind, value = next((k, caps[c][0]) for c, k in _ASSIGN_KINDS if c in caps)
             is_member = attribute_of is not None or "assign.member" in caps
+            placed = None if is_member else conventions.binding_reach(node)
             literal = caps.get("assign.property_of")
             slot = _callback_slot(node, caps.get("assign.key")) if kind == "callback" else None
             assignments.append(
@@ -532,6 +537,8 @@ def extract(language: str, data: bytes) -> ParsedFile:
                     argument=slot.argument if slot else None,
                     position=slot.position if slot else _element_position(node) if kind == "unpacked" else None,
                     key=slot.key if slot else _destructured_key(caps, node) if kind == "destructured" else None,
+                    reach=placed[0] if placed else None,
+                    loops=placed[1] if placed else None,
                 )
             )
         else:

@@ -138,6 +138,8 @@ class PythonResolver(Resolver):
         self.module_prefixes.update(prefix for name in self.modules for prefix in dotted_prefixes(name))
         self.wildcards: dict[str, list[str]] = self._path_table()
         self._base_refs: dict[tuple[str, int | None], list] = self._table()
+        # (path, function index) -> local -> each binding with where it surely holds
+        self._binding_points: dict[tuple[str, int], dict[str, list[tuple]]] = self._table()
         # (path, class index) -> the import a class defined below it replaced
         self._shadowed_imports: dict[tuple[str, int], _Binding] = self._table()
         # (path, function index) -> its return annotation
@@ -301,7 +303,7 @@ class PythonResolver(Resolver):
             return  # a bare `Final` or `ClassVar` declares no type: the value says it
         if a.kind == "parameter":
             if a.name not in _RECEIVERS and a.scope is not None:
-                self._bind_local(f.path, a.scope, a.name, ("parameter", a.name, a.scope))
+                self._bind_local(f.path, a.scope, a.name, ("parameter", a.name, a.scope), a)
             return
         if a.name.startswith("self."):
             method = defs[a.scope] if a.scope is not None else None
@@ -321,7 +323,7 @@ class PythonResolver(Resolver):
                 self._bind(f.path, a.scope, a.name, ("annotated", a.callee, a.scope))
             return
         else:
-            self._bind_local(f.path, a.scope, a.name, _local_binding(a))
+            self._bind_local(f.path, a.scope, a.name, _local_binding(a), a)
             return
         if a.kind == "annotation":
             # An annotation names its type in the scope around the class body or method.
@@ -332,10 +334,16 @@ class PythonResolver(Resolver):
             binding = _local_binding(a)
         self.attributes.setdefault((f.path, owner), {}).setdefault(name, []).append(binding)
 
-    def _bind_local(self, path: str, scope: int | None, name: str, binding: _Binding) -> None:
+    def _bind_local(
+        self, path: str, scope: int | None, name: str, binding: _Binding, a: Assignment | None = None
+    ) -> None:
         """A local assigned more than once holds what every assignment agrees on (``op =
-        AddField(...)`` then ``op = RemoveField(...)`` is neither); a definition, an import or a
-        declared type, bound otherwise, stays."""
+        AddField(...)`` then ``op = RemoveField(...)`` is neither) — except where one of them
+        surely holds (``_rebound``); a definition, an import or a declared type, bound
+        otherwise, stays."""
+        if a is not None and a.reach is not None and scope is not None:
+            point = (a.line, a.reach, a.loops or [], binding)
+            self._binding_points.setdefault((path, scope), {}).setdefault(name, []).append(point)
         table = self.bindings.setdefault((path, scope), {})
         existing = table.get(name)
         if existing is None:
@@ -445,7 +453,9 @@ class PythonResolver(Resolver):
 
     # ----- name resolution ------------------------------------------------------------
 
-    def _resolve_binding(self, path: str, binding: _Binding) -> _Value:
+    def _resolve_binding(self, path: str, binding: _Binding, line: int | None = None) -> _Value:
+        """What a binding holds; ``line``: where it is made, so that a local it reads is read
+        as it stands there (``x = x.copy()``)."""
         kind = binding[0]
         if kind == "def":
             return _Sym(binding[1])
@@ -460,11 +470,11 @@ class PythonResolver(Resolver):
         if kind == "annotated":
             return self._annotated(path, binding[1], binding[2])
         if kind == "call_result":
-            return self._call_result(self._resolve_dotted(path, binding[2], binding[1]))
+            return self._call_result(self._bound_value(path, binding, line))
         if kind == "alias":
             # `self.store = store` (a parameter's instance), `storage_class = MultiDict` (a
             # class attribute holding a class or a function: calling it calls that).
-            value = self._resolve_dotted(path, binding[2], binding[1])
+            value = self._bound_value(path, binding, line)
             if isinstance(value, _Inst) or (isinstance(value, _Sym) and value.symbol.label in _CALLABLE_LABELS):
                 return value
             return None
@@ -479,15 +489,21 @@ class PythonResolver(Resolver):
         if kind == "any_of":
             return self._agreed(path, list(binding[1]))
         if kind == "entered":
-            return self._entered(self._resolve_dotted(path, binding[2], binding[1]))
+            return self._entered(self._bound_value(path, binding, line))
         if kind == "iterated":
-            return self._element(self._resolve_dotted(path, binding[2], binding[1]))
+            return self._element(self._bound_value(path, binding, line))
         if kind == "iterated_name":
             return self._element_of_name(path, binding[2], binding[1])
         if kind == "wraps":  # a partial of a function: calling it calls the function
             value = self._resolve_dotted(path, binding[2], binding[1])
             return value if isinstance(value, _Sym) and value.symbol.label in ("Function", "Method") else None
         raise AssertionError(f"unknown binding {binding!r}")
+
+    def _bound_value(self, path: str, binding: _Binding, line: int | None) -> _Value:
+        """The value a binding is made from (``callee`` of ``x = callee(...)``)."""
+        if line is None:
+            return self._resolve_dotted(path, binding[2], binding[1])
+        return self._resolve_at(path, binding[2], binding[1], line)
 
     def _call_result(self, callee: _Value, unwrap: frozenset[str] = frozenset()) -> _Value:
         """What calling ``callee`` returns, when that is an in-repo class's instance: a class
@@ -920,7 +936,11 @@ class PythonResolver(Resolver):
             value, rest = self._super_member(path, scope, raw, rest[1]), rest[2:]
         else:
             value = self._resolve_dotted(path, scope, head)
-        for step in rest:
+        return self._walk_steps(value, rest, raw)
+
+    def _walk_steps(self, value: _Value, steps: list[str], raw: str) -> _Value:
+        """Each call or attribute of a chain in turn, from what its head holds."""
+        for step in steps:
             before = value
             if step == _CALL:
                 value = self._call_result(value)
@@ -930,6 +950,42 @@ class PythonResolver(Resolver):
                 # What a library call gives is the library's (`sorted(rows).index` included).
                 return _Ext(raw) if isinstance(before, _Ext) else None
         return value
+
+    def _resolve_at(self, path: str, scope: int | None, raw: str, line: int) -> _Value:
+        """``raw`` as used on ``line``: its head read as the binding that surely holds there
+        when the function binds it more than once, else as ``_resolve_dotted`` reads it."""
+        steps = _call_chain(raw) if "(" in raw else raw.split(".") if _DOTTED.match(raw) else None
+        if not steps or scope is None:
+            return self._resolve_dotted(path, scope, raw)
+        head, *attributes = steps[0].split(".")
+        binding = self._rebound(path, scope, head, line)
+        if binding is None:
+            return self._resolve_dotted(path, scope, raw)
+        return self._walk_steps(self._resolve_binding(path, *binding), [*attributes, *steps[1:]], raw)
+
+    def _rebound(self, path: str, scope: int, name: str, line: int) -> tuple[_Binding, int] | None:
+        """Of a local bound more than once in its function, the binding that surely holds on
+        ``line``: the last one before it, when the line lies in the rest of that binding's
+        block and no later binding can come round a loop to it first (``for ...: x.go(); x =
+        other()``), with the line it is made on. None when the name has one binding, or no
+        binding surely holds."""
+        table = self.bindings.get((path, scope), {})
+        if table.get(name, ("",))[0] != "any_of":
+            return None
+        points = self._binding_points.get((path, scope), {}).get(name, [])
+        if not set(table[name][1]) <= {p[3] for p in points}:
+            return None  # bound by what cannot be placed too (`def f(f): ... def f()`)
+        before = [p for p in points if p[0] < line]
+        if not before:
+            return None
+        last = max(before, key=lambda p: p[0])
+        bound_at, (first, end), _, binding = last
+        if not first <= line <= end:
+            return None
+        for later_line, _, loops, _ in points:
+            if later_line >= line and any(s <= line <= e and not s <= bound_at <= e for s, e in loops):
+                return None
+        return binding, bound_at
 
     def _super_member(self, path: str, scope: int | None, raw: str, attr: str) -> _Value:
         """``super().attr`` in a method: the first class after the method's own in its method
@@ -997,7 +1053,7 @@ class PythonResolver(Resolver):
         for ref in f.parsed.references:
             source = self.scope_target(f.path, ref.scope)
             if ref.kind == "call":
-                value = self._resolve_dotted(f.path, ref.scope, ref.raw)
+                value = self._resolve_at(f.path, ref.scope, ref.raw, ref.line)
                 edge = self._emit_reference(
                     out, f.path, source, "CALLS", ref.raw, ref.line, value, ("Class", "Function", "Method")
                 )

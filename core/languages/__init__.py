@@ -44,6 +44,9 @@ class Conventions:
     parameter_lists: Callable[[Node, bytes], list[str]] = lambda node, source: []
     aliased_type: Callable[[Node, bytes], str] = lambda node, source: ""
     property_types: Callable[[Node, bytes], list[str]] = lambda node, source: []
+    # a bound name's node -> the lines where the binding surely holds and the loops around it
+    # (languages whose resolver reads a local's value where it is used)
+    binding_reach: Callable[[Node], tuple[list[int], list[list[int]]] | None] = lambda node: None
     # the receivers whose attribute assignments are the class's attributes (``self.x = ...``)
     attribute_receivers: frozenset[str] = frozenset({"self", "this"})
 
@@ -78,7 +81,11 @@ def _conventions(module: ModuleType) -> Conventions:
         is_generated_file=module.is_generated_file,
         is_declaration_file=module.is_declaration_file,
         module_name=module.module_name,
-        **{hook: getattr(module, hook) for hook in (*_TYPE_HOOKS, "attribute_receivers") if hasattr(module, hook)},
+        **{
+            hook: getattr(module, hook)
+            for hook in (*_TYPE_HOOKS, "binding_reach", "attribute_receivers")
+            if hasattr(module, hook)
+        },
     )
 
 

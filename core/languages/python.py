@@ -70,3 +70,49 @@ def module_name(path: str) -> str:
     if parts and parts[-1] == "__init__":
         parts = parts[:-1]
     return ".".join(parts)
+
+
+_LOOPS = ("for_statement", "while_statement")
+_SCOPE_NODES = ("function_definition", "class_definition", "lambda", "module")
+
+
+def binding_reach(name: Node) -> tuple[list[int], list[list[int]]] | None:
+    """Where a local bound at ``name`` surely holds what it was bound to, as lines [first,
+    last]: the rest of the block its statement is in (a parameter: the function's body; a
+    ``for`` or ``with`` target: that statement's body), and the spans of the loops around it
+    in its function (a later binding inside a loop reaches the loop's start again). None for
+    a binding this cannot place."""
+    node: Node | None = name
+    reach: list[int] | None = None
+    while node is not None and node.parent is not None:
+        parent = node.parent
+        kind = parent.type
+        if kind in ("parameters", "lambda_parameters"):
+            function = parent.parent
+            body = function.child_by_field_name("body") if function is not None else None
+            if body is None:
+                return None
+            reach = [body.start_point[0] + 1, body.end_point[0] + 1]
+            node = function
+            break
+        if kind in ("for_statement", "with_statement") and node.type != "block":
+            body = parent.child_by_field_name("body")
+            if body is None:
+                return None
+            reach = [body.start_point[0] + 1, body.end_point[0] + 1]
+            node = parent
+            break
+        if kind in ("block", "module"):
+            reach = [node.end_point[0] + 2, parent.end_point[0] + 1]
+            break
+        if kind in _SCOPE_NODES:
+            return None
+        node = parent
+    if reach is None or node is None:
+        return None
+    loops: list[list[int]] = []
+    while node is not None and node.type not in _SCOPE_NODES:
+        if node.type in _LOOPS:
+            loops.append([node.start_point[0] + 1, node.end_point[0] + 1])
+        node = node.parent
+    return reach, loops
