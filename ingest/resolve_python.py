@@ -824,10 +824,18 @@ class PythonResolver(Resolver):
             child = self.children.get((klass.file.path, klass.index), {}).get(attr)
             if child is not None:
                 return _Sym(child)
+            receiver = classes[0]
+            if (
+                position
+                and isinstance(receiver, _Symbol)
+                and self._overridden_for_receiver(klass, attr, classes[:position])
+            ):
+                return self._memo(
+                    ("receiver attribute", receiver.id, klass.id, attr),
+                    functools.partial(self._receiver_attribute, klass, attr, receiver),
+                )
             attribute = self._own_attribute(klass, attr)
             if attribute is not None:
-                if position and self._overridden_for_receiver(klass, attr, classes[:position]):
-                    return None
                 return attribute
         if isinstance(unknown, _Dyn):
             return unknown  # a base made at run time (`BaseManager.from_queryset(QuerySet)`)
@@ -848,6 +856,28 @@ class PythonResolver(Resolver):
                 ):
                     return True
         return False
+
+    def _receiver_attribute(self, klass: _Symbol, attr: str, receiver: _Symbol) -> _Value:
+        """A base's attribute as a subclass's instance holds it: what the base's assignments
+        read through ``self``/``cls`` is read on the subclass (``cls.engine =
+        cls.engine_class()`` makes the ``engine_class`` the subclass names)."""
+        values = set()
+        for binding in self._attribute_bindings(klass, attr):
+            kind, raw = binding[0], binding[1]
+            steps = _call_chain(raw) if kind in ("call_result", "alias") else None
+            head, *attributes = steps[0].split(".") if steps else ("",)
+            if head not in ("self", "cls"):
+                values.add(self._resolve_binding(klass.file.path, binding))
+                continue
+            start: _Value = _Inst(receiver) if head == "self" else _Sym(receiver)
+            assert steps is not None
+            value = self._walk_steps(start, [*attributes, *steps[1:]], raw)
+            if kind == "call_result":
+                value = self._call_result(value)
+            elif not (isinstance(value, _Inst) or (isinstance(value, _Sym) and value.symbol.label in _CALLABLE_LABELS)):
+                value = None  # an alias holds an instance, a class or a function, as `_resolve_binding` reads it
+            values.add(value)
+        return values.pop() if len(values) == 1 else None
 
     def _instance_attribute(self, cls: _Symbol, attr: str) -> _Value:
         """An attribute's declared type wins over its assignments (``self.x: Store = make()``,

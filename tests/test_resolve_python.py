@@ -839,7 +839,7 @@ def test_a_definition_below_an_import_of_its_name_is_what_the_module_holds():
     assert bases == {("functions.Transform", "lookups.Transform")}
 
 
-def test_a_base_attribute_made_from_what_a_subclass_overrides_is_not_the_bases_reading():
+def test_a_base_attribute_made_from_what_a_subclass_overrides_is_read_on_the_subclass():
     sources = {
         "engines.py": (
             b"class Strings:\n    def render(self):\n        return ''\n\n\n"
@@ -847,18 +847,23 @@ def test_a_base_attribute_made_from_what_a_subclass_overrides_is_not_the_bases_r
         ),
         "tests/test_engines.py": (
             b"import unittest\n\nfrom engines import Jinja, Strings\n\n\n"
-            b"class StringsTests(unittest.TestCase):\n    engine_class = Strings\n\n"
+            b"class BaseTests(unittest.TestCase):\n    engine_class = None\n\n"
+            b"    def setUp(self):\n        self.reloader = self.engine_class()\n\n\n"
+            b"class StringsTests(BaseTests):\n    engine_class = Strings\n\n"
             b"    @classmethod\n    def setUpClass(cls):\n        cls.engine = cls.engine_class()\n\n"
-            b"    def test_strings(self):\n        self.engine.render()\n\n\n"
+            b"    def test_strings(self):\n        self.engine.render()\n        self.reloader.render()\n\n\n"
             b"class JinjaTests(StringsTests):\n    engine_class = Jinja\n\n"
             b"    def test_jinja(self):\n        self.engine.render()\n"
         ),
     }
     calls = calls_of(resolve(sources))
     assert calls[("tests.test_engines.StringsTests.test_strings", "engines.Strings.render")] is True
-    # No guess of the base's class for the subclass: left dangling.
+    # The subclass's engine is made from the subclass's engine_class.
+    assert calls[("tests.test_engines.JinjaTests.test_jinja", "engines.Jinja.render")] is True
     assert ("tests.test_engines.JinjaTests.test_jinja", "engines.Strings.render") not in calls
-    assert calls[("tests.test_engines.JinjaTests.test_jinja", "self.engine.render")] is False
+    # A base that holds no class (`engine_class = None`) makes the subclass's all the same.
+    assert calls[("tests.test_engines.StringsTests.test_strings", "engines.Strings.render")] is True
+    assert ("tests.test_engines.StringsTests.test_strings", "self.reloader.render") not in calls
 
 
 def test_a_local_bound_more_than_once_is_what_its_last_binding_surely_holds():
