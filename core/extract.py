@@ -22,7 +22,7 @@ from tree_sitter import Node as TSNode
 from tree_sitter import Query, QueryCursor, Tree
 
 from branchgraph.core.files import MAX_NAME_CHARS, SKIP_IDENTIFIER_TOO_LONG, conflict_marker_lines
-from branchgraph.core.languages import language_named, new_parser, tag_query, ts_language
+from branchgraph.core.languages import Conventions, language_named, new_parser, tag_query, ts_language
 from branchgraph.core.model import content_hash
 
 # Bumped whenever extraction output changes, so caches keyed by blob SHA are invalidated.
@@ -415,6 +415,18 @@ def _import(caps: dict[str, list[TSNode]], scopes: _Scopes) -> Import:
     )
 
 
+def _place_rebound_locals(unplaced: list[tuple[Assignment, TSNode]], conventions: Conventions) -> None:
+    """Where each binding of a local bound on more than one line of its function surely holds
+    (``Assignment.reach``): the resolver reads such a local's value where it is used. A local
+    bound once holds that everywhere, and placing it would cost a walk up the tree."""
+    lines: dict[tuple[int | None, str], set[int]] = {}
+    for a, _ in unplaced:
+        lines.setdefault((a.scope, a.name), set()).add(a.line)
+    for a, node in unplaced:
+        if len(lines[(a.scope, a.name)]) > 1 and (placed := conventions.binding_reach(node)) is not None:
+            a.reach, a.loops = placed
+
+
 def extract(language: str, data: bytes) -> ParsedFile:
     """Parse ``data`` and return its definitions, references, imports and assignments."""
     conventions = language_named(language).conventions
@@ -457,6 +469,7 @@ def extract(language: str, data: bytes) -> ParsedFile:
     references: list[Reference] = []
     imports: list[Import] = []
     assignments: list[Assignment] = []
+    unplaced: list[tuple[Assignment, TSNode]] = []  # a function's locals, with their name nodes
     module_globals: list[str] = []
     sites: dict[int, CallSite] = {}
     module_doc = ""
@@ -514,7 +527,6 @@ def extract(language: str, data: bytes) -> ParsedFile:
                 continue  # another object's attribute says nothing about this scope's names
             kind, value = next((k, caps[c][0]) for c, k in _ASSIGN_KINDS if c in caps)
             is_member = attribute_of is not None or "assign.member" in caps
-            placed = None if is_member else conventions.binding_reach(node)
             literal = caps.get("assign.property_of")
             slot = _callback_slot(node, caps.get("assign.key")) if kind == "callback" else None
             assignments.append(
@@ -537,10 +549,10 @@ def extract(language: str, data: bytes) -> ParsedFile:
                     argument=slot.argument if slot else None,
                     position=slot.position if slot else _element_position(node) if kind == "unpacked" else None,
                     key=slot.key if slot else _destructured_key(caps, node) if kind == "destructured" else None,
-                    reach=placed[0] if placed else None,
-                    loops=placed[1] if placed else None,
                 )
             )
+            if not is_member and assignments[-1].scope is not None:
+                unplaced.append((assignments[-1], node))
         else:
             for capture, nodes in caps.items():
                 if not capture.startswith("reference."):
@@ -583,6 +595,7 @@ def extract(language: str, data: bytes) -> ParsedFile:
     elements = {(a.name, a.line, a.scope) for a in assignments if a.kind == "element"}
     if elements:
         assignments = [a for a in assignments if a.kind != "callback" or (a.name, a.line, a.scope) not in elements]
+    _place_rebound_locals(unplaced, conventions)
     return ParsedFile(
         language=language,
         definitions=definitions,

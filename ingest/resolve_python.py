@@ -52,6 +52,7 @@ from branchgraph.ingest.subgraphs import DeferredSource, ParsedSource, SubgraphE
 _NO_READS: frozenset[ReadKey] = frozenset()
 _DOTTED = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
 _TYPE_NAME = re.compile(r"[A-Za-z_][\w.]*")
+_LEADING_NAME = re.compile(r"[A-Za-z_]\w*")
 # A call on a literal ("".join, [].append, {}.get) is a builtin type's method.
 _LITERAL_RECEIVER = re.compile(r"""^([rbfuRBFU]{0,2}["']|[\[{]|\d)""")
 _TYPE_KEYWORDS = frozenset({"None", "True", "False"})
@@ -984,13 +985,14 @@ class PythonResolver(Resolver):
     def _resolve_at(self, path: str, scope: int | None, raw: str, line: int) -> _Value:
         """``raw`` as used on ``line``: its head read as the binding that surely holds there
         when the function binds it more than once, else as ``_resolve_dotted`` reads it."""
-        steps = _call_chain(raw) if "(" in raw else raw.split(".") if _DOTTED.match(raw) else None
-        if not steps or scope is None:
-            return self._resolve_dotted(path, scope, raw)
-        head, *attributes = steps[0].split(".")
-        binding = self._rebound(path, scope, head, line)
+        name = _LEADING_NAME.match(raw)
+        binding = self._rebound(path, scope, name.group(0), line) if name and scope is not None else None
         if binding is None:
             return self._resolve_dotted(path, scope, raw)
+        steps = _call_chain(raw) if "(" in raw else raw.split(".") if _DOTTED.match(raw) else None
+        if not steps:
+            return self._resolve_dotted(path, scope, raw)
+        attributes = steps[0].split(".")[1:]
         return self._walk_steps(self._resolve_binding(path, *binding), [*attributes, *steps[1:]], raw)
 
     def _rebound(self, path: str, scope: int, name: str, line: int) -> tuple[_Binding, int] | None:
