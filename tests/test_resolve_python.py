@@ -16,6 +16,19 @@ def calls_of(graph) -> dict[tuple[str, str], bool]:
     return {(a, b): ok for a, t, b, ok in edges_of_subgraphs(graph) if t == "CALLS"}
 
 
+def call_lines(graph) -> dict[tuple[str, str], set[int]]:
+    """(caller, callee qualname or raw text) -> the lines of its calls."""
+    nodes = {n.id: n for s in graph for n in [*s.nodes, *s.unresolved]}
+    lines: dict[tuple[str, str], set[int]] = {}
+    for s in graph:
+        for e in s.edges:
+            if e.type == "CALLS":
+                dst = nodes[e.dst].props
+                key = (nodes[e.src].props["qualname"], dst.get("qualname") or dst["raw"])
+                lines.setdefault(key, set()).update(e.lines or (e.line,))
+    return lines
+
+
 @pytest.fixture
 def shop_graph(shop_sources):
     return resolve(shop_sources)
@@ -856,14 +869,12 @@ def test_a_base_attribute_made_from_what_a_subclass_overrides_is_read_on_the_sub
             b"    def test_jinja(self):\n        self.engine.render()\n"
         ),
     }
-    calls = calls_of(resolve(sources))
-    assert calls[("tests.test_engines.StringsTests.test_strings", "engines.Strings.render")] is True
-    # The subclass's engine is made from the subclass's engine_class.
-    assert calls[("tests.test_engines.JinjaTests.test_jinja", "engines.Jinja.render")] is True
-    assert ("tests.test_engines.JinjaTests.test_jinja", "engines.Strings.render") not in calls
-    # A base that holds no class (`engine_class = None`) makes the subclass's all the same.
-    assert calls[("tests.test_engines.StringsTests.test_strings", "engines.Strings.render")] is True
-    assert ("tests.test_engines.StringsTests.test_strings", "self.reloader.render") not in calls
+    lines = call_lines(resolve(sources))
+    # The subclass's engine is made from the subclass's engine_class, and so is what a base that
+    # holds no class there (`engine_class = None`) makes.
+    assert lines[("tests.test_engines.StringsTests.test_strings", "engines.Strings.render")] == {21, 22}
+    assert lines[("tests.test_engines.JinjaTests.test_jinja", "engines.Jinja.render")] == {29}
+    assert ("tests.test_engines.JinjaTests.test_jinja", "engines.Strings.render") not in lines
 
 
 def test_a_local_bound_more_than_once_is_what_its_last_binding_surely_holds():
@@ -886,15 +897,7 @@ def test_a_local_bound_more_than_once_is_what_its_last_binding_surely_holds():
             b"    for item in items:\n        y.go()\n        y = B()\n"  # A, or B from the last round
         ),
     }
-    graph = resolve(sources)
-    lines: dict[tuple[str, str], set[int]] = {}
-    for s in graph:
-        for e in s.edges:
-            if e.type == "CALLS":
-                caller = next(n for n in s.nodes if n.id == e.src).props["qualname"]
-                dst = next((n for g in graph for n in [*g.nodes, *g.unresolved] if n.id == e.dst), None)
-                callee = dst.props.get("qualname") or dst.props.get("raw")
-                lines.setdefault((caller, callee), set()).update(e.lines or (e.line,))
+    lines = call_lines(resolve(sources))
     assert lines[("use.straight", "shapes.A.go")] == {6}
     assert lines[("use.straight", "shapes.B.go")] == {8}
     assert lines[("use.straight", "shapes.C.go")] == {11}
