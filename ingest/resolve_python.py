@@ -381,9 +381,9 @@ class PythonResolver(Resolver):
         name = imp.alias or imp.name
         existing = self.bindings.get((f.path, imp.scope), {}).get(name)
         if existing is not None and existing[0] == "def" and existing[1].definition.start_line > imp.line:
-            # A class defined below the import of its name replaces it (django's gis
+            # A definition below the import of its name replaces it (django's gis
             # `functions` imports `Transform` for bases above, then defines its own); the
-            # import is what the class's own bases name (`class Transform(Transform)`).
+            # import is what a class's own bases name (`class Transform(Transform)`).
             self._shadowed_imports[(f.path, existing[1].index)] = ("from", module, imp.name)
             return
         self._bind(f.path, imp.scope, name, ("from", module, imp.name))
@@ -850,10 +850,13 @@ class PythonResolver(Resolver):
             head, dot, rest = binding[1].partition(".") if binding[0] in ("call_result", "alias") else ("", "", "")
             if head not in ("self", "cls") or not dot:
                 continue
-            name = re.split(r"[.(\[]", rest, maxsplit=1)[0]
+            name = _LEADING_NAME.match(rest)
+            if name is None:
+                continue
             for k in before:
                 if isinstance(k, _Symbol) and (
-                    name in self.children.get((k.file.path, k.index), {}) or self._attribute_bindings(k, name)
+                    name.group(0) in self.children.get((k.file.path, k.index), {})
+                    or self._attribute_bindings(k, name.group(0))
                 ):
                     return True
         return False
