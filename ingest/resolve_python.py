@@ -52,7 +52,6 @@ from branchgraph.ingest.subgraphs import DeferredSource, ParsedSource, SubgraphE
 _NO_READS: frozenset[ReadKey] = frozenset()
 _DOTTED = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
 _TYPE_NAME = re.compile(r"[A-Za-z_][\w.]*")
-_LEADING_NAME = re.compile(r"[A-Za-z_]\w*")
 # A call on a literal ("".join, [].append, {}.get) is a builtin type's method.
 _LITERAL_RECEIVER = re.compile(r"""^([rbfuRBFU]{0,2}["']|[\[{]|\d)""")
 _TYPE_KEYWORDS = frozenset({"None", "True", "False"})
@@ -470,15 +469,8 @@ class PythonResolver(Resolver):
             return self._member(_Mod(module), name)
         if kind == "annotated":
             return self._annotated(path, binding[1], binding[2])
-        if kind == "call_result":
-            return self._call_result(self._bound_value(path, binding, line))
-        if kind == "alias":
-            # `self.store = store` (a parameter's instance), `storage_class = MultiDict` (a
-            # class attribute holding a class or a function: calling it calls that).
-            value = self._bound_value(path, binding, line)
-            if isinstance(value, _Inst) or (isinstance(value, _Sym) and value.symbol.label in _CALLABLE_LABELS):
-                return value
-            return None
+        if kind in ("call_result", "alias", "entered", "iterated"):
+            return self._made_from(kind, self._bound_value(path, binding, line))
         if kind == "literal":  # `errors = []`: a builtin's value
             return _Ext(binding[1])
         if kind == "parameter":
@@ -489,16 +481,26 @@ class PythonResolver(Resolver):
             return _Param()
         if kind == "any_of":
             return self._agreed(path, list(binding[1]))
-        if kind == "entered":
-            return self._entered(self._bound_value(path, binding, line))
-        if kind == "iterated":
-            return self._element(self._bound_value(path, binding, line))
         if kind == "iterated_name":
             return self._element_of_name(path, binding[2], binding[1])
         if kind == "wraps":  # a partial of a function: calling it calls the function
             value = self._resolve_dotted(path, binding[2], binding[1])
             return value if isinstance(value, _Sym) and value.symbol.label in ("Function", "Method") else None
         raise AssertionError(f"unknown binding {binding!r}")
+
+    def _made_from(self, kind: str, value: _Value) -> _Value:
+        """What a binding of ``kind`` holds, given the value it is made from."""
+        if kind == "call_result":
+            return self._call_result(value)
+        if kind == "entered":
+            return self._entered(value)
+        if kind == "iterated":
+            return self._element(value)
+        # An alias: `self.store = store` (a parameter's instance), `storage_class = MultiDict`
+        # (a class attribute holding a class or a function: calling it calls that).
+        if isinstance(value, _Inst) or (isinstance(value, _Sym) and value.symbol.label in _CALLABLE_LABELS):
+            return value
+        return None
 
     def _bound_value(self, path: str, binding: _Binding, line: int | None) -> _Value:
         """The value a binding is made from (``callee`` of ``x = callee(...)``)."""
@@ -818,6 +820,7 @@ class PythonResolver(Resolver):
 
     def _first_member(self, classes: list[_Symbol | _Ext | _Dyn], attr: str) -> _Value:
         unknown: _Ext | _Dyn | None = None
+        receiver = classes[0] if classes else None
         for position, klass in enumerate(classes):
             if not isinstance(klass, _Symbol):
                 unknown = unknown or klass
@@ -825,7 +828,6 @@ class PythonResolver(Resolver):
             child = self.children.get((klass.file.path, klass.index), {}).get(attr)
             if child is not None:
                 return _Sym(child)
-            receiver = classes[0]
             if (
                 position
                 and isinstance(receiver, _Symbol)
@@ -847,16 +849,13 @@ class PythonResolver(Resolver):
         in ``setUpClass``) takes what a class before it in the receiver's order overrides
         (``engine_class = Jinja2``): then the base's reading is not the receiver's."""
         for binding in self._attribute_bindings(klass, attr):
-            head, dot, rest = binding[1].partition(".") if binding[0] in ("call_result", "alias") else ("", "", "")
-            if head not in ("self", "cls") or not dot:
+            chain = _head_and_steps(binding[1]) if binding[0] in ("call_result", "alias") else None
+            if chain is None or chain[0] not in ("self", "cls") or not chain[1] or chain[1][0] == _CALL:
                 continue
-            name = _LEADING_NAME.match(rest)
-            if name is None:
-                continue
+            name = chain[1][0]
             for k in before:
                 if isinstance(k, _Symbol) and (
-                    name.group(0) in self.children.get((k.file.path, k.index), {})
-                    or self._attribute_bindings(k, name.group(0))
+                    name in self.children.get((k.file.path, k.index), {}) or self._attribute_bindings(k, name)
                 ):
                     return True
         return False
@@ -868,19 +867,12 @@ class PythonResolver(Resolver):
         values = set()
         for binding in self._attribute_bindings(klass, attr):
             kind, raw = binding[0], binding[1]
-            steps = _call_chain(raw) if kind in ("call_result", "alias") else None
-            head, *attributes = steps[0].split(".") if steps else ("",)
-            if head not in ("self", "cls"):
+            chain = _head_and_steps(raw) if kind in ("call_result", "alias") else None
+            if chain is None or chain[0] not in ("self", "cls"):
                 values.add(self._resolve_binding(klass.file.path, binding))
                 continue
-            start: _Value = _Inst(receiver) if head == "self" else _Sym(receiver)
-            assert steps is not None
-            value = self._walk_steps(start, [*attributes, *steps[1:]], raw)
-            if kind == "call_result":
-                value = self._call_result(value)
-            elif not (isinstance(value, _Inst) or (isinstance(value, _Sym) and value.symbol.label in _CALLABLE_LABELS)):
-                value = None  # an alias holds an instance, a class or a function, as `_resolve_binding` reads it
-            values.add(value)
+            start: _Value = _Inst(receiver) if chain[0] == "self" else _Sym(receiver)
+            values.add(self._made_from(kind, self._walk_steps(start, chain[1], raw)))
         return values.pop() if len(values) == 1 else None
 
     def _instance_attribute(self, cls: _Symbol, attr: str) -> _Value:
@@ -988,15 +980,12 @@ class PythonResolver(Resolver):
     def _resolve_at(self, path: str, scope: int | None, raw: str, line: int) -> _Value:
         """``raw`` as used on ``line``: its head read as the binding that surely holds there
         when the function binds it more than once, else as ``_resolve_dotted`` reads it."""
-        name = _LEADING_NAME.match(raw)
+        name = _IDENTIFIER.match(raw)
         binding = self._rebound(path, scope, name.group(0), line) if name and scope is not None else None
-        if binding is None:
+        chain = _head_and_steps(raw) if binding is not None else None
+        if binding is None or chain is None:
             return self._resolve_dotted(path, scope, raw)
-        steps = _call_chain(raw) if "(" in raw else raw.split(".") if _DOTTED.match(raw) else None
-        if not steps:
-            return self._resolve_dotted(path, scope, raw)
-        attributes = steps[0].split(".")[1:]
-        return self._walk_steps(self._resolve_binding(path, *binding), [*attributes, *steps[1:]], raw)
+        return self._walk_steps(self._resolve_binding(path, *binding), chain[1], raw)
 
     def _rebound(self, path: str, scope: int, name: str, line: int) -> tuple[_Binding, int] | None:
         """Of a local bound more than once in its function, the binding that surely holds on
@@ -1300,6 +1289,16 @@ def _call_chain(raw: str) -> list[str] | None:
         else:
             return None
     return steps
+
+
+def _head_and_steps(raw: str) -> tuple[str, list[str]] | None:
+    """``a.b(x).c`` -> ``("a", ["b", "()", "c"])``: the first name, then each attribute and
+    call after it; None for what is no such chain."""
+    steps = _call_chain(raw) if "(" in raw else raw.split(".") if _DOTTED.match(raw) else None
+    if not steps:
+        return None
+    head, *attributes = steps[0].split(".")
+    return head, [*attributes, *steps[1:]]
 
 
 def _closing(text: str, start: int) -> int | None:
