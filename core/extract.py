@@ -26,7 +26,7 @@ from branchgraph.core.languages import Conventions, language_named, new_parser, 
 from branchgraph.core.model import content_hash
 
 # Bumped whenever extraction output changes, so caches keyed by blob SHA are invalidated.
-EXTRACTOR_VERSION = 29
+EXTRACTOR_VERSION = 30
 
 _MAX_RAW = 200
 # A type annotation is kept longer: a generic function type or builder type cut short says
@@ -38,6 +38,9 @@ _MAX_SITE_ARGS = 4
 # The captures that say what an assignment holds, and the kind of assignment each makes.
 _ASSIGN_KINDS = (
     ("assign.partial", "partial"),  # before assign.value: `f = partial(g, ...)` holds g, not a call's result
+    ("assign.cast", "cast"),  # before assign.value: `x = cast(T, y)` holds a T
+    ("assign.bound", "bound"),  # before assign.value: `T = TypeVar("T", bound=B)` stands for B
+    ("assign.caught", "caught"),
     ("assign.value", "call"),
     ("assign.awaited", "awaited"),
     ("assign.alias", "alias"),
@@ -586,10 +589,11 @@ def extract(language: str, data: bytes) -> ParsedFile:
     named = {(r.raw, r.line, r.scope) for r in references if r.kind == "value" and r.param}
     if named:
         references = [r for r in references if r.kind != "value" or r.param or (r.raw, r.line, r.scope) not in named]
-    # `f = partial(g, ...)` matched as a call of `partial` too: the partial is what f holds.
-    partials = {(a.name, a.line, a.scope) for a in assignments if a.kind == "partial"}
-    if partials:
-        assignments = [a for a in assignments if a.kind != "call" or (a.name, a.line, a.scope) not in partials]
+    # `f = partial(g, ...)`, `x = cast(T, y)` and `T = TypeVar("T", bound=B)` matched as calls
+    # too: g, T and B say what they hold.
+    wrapped = {(a.name, a.line, a.scope) for a in assignments if a.kind in ("partial", "cast", "bound")}
+    if wrapped:
+        assignments = [a for a in assignments if a.kind != "call" or (a.name, a.line, a.scope) not in wrapped]
     # An array method's callback takes the array's elements (kind element), whatever the
     # method's declared parameters would say.
     elements = {(a.name, a.line, a.scope) for a in assignments if a.kind == "element"}

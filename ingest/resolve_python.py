@@ -59,7 +59,9 @@ _TYPE_KEYWORDS = frozenset({"None", "True", "False"})
 _VALUE_LABELS = ("Class", "Function", "Method")
 # Bindings of a local that hold a value made at run time (a parameter, a literal, an element),
 # never a symbol (a call's result may be: a decorator returns a function).
-_COMPUTED_BINDINGS = frozenset({"parameter", "literal", "annotated", "entered", "iterated", "iterated_name"})
+_COMPUTED_BINDINGS = frozenset(
+    {"parameter", "literal", "annotated", "entered", "iterated", "iterated_name", "caught", "cast"}
+)
 _PROPERTY = re.compile(r"(?:functools\.)?(?:property|cached_property)")
 _ACCESSOR = re.compile(r"\w+\.(?:setter|deleter)")
 _FIXTURE = re.compile(r"(?:pytest\.)?fixture\b")
@@ -103,7 +105,10 @@ _Value = _Mod | _Sym | _Inst | _Ext | _Var | _Dyn | _Param | None
 _DYNAMIC_ATTRIBUTE_HOOKS = ("__getattr__", "__getattribute__")
 _CALLABLE_LABELS = ("Class", "Function", "Method")
 # Bindings made by assignments (not by a def, an import or an annotation).
-_ASSIGNED = frozenset({"call_result", "alias", "wraps", "entered", "iterated", "iterated_name", "literal", "parameter"})
+_ASSIGNED = frozenset(
+    {"call_result", "alias", "wraps", "entered", "iterated", "iterated_name", "literal", "parameter"}
+    | {"caught", "cast", "bound"}
+)
 # A method's receiver is its class's instance (or the class), not an unknown parameter.
 _RECEIVERS = frozenset({"self", "cls", "mcs", "metacls", "klass"})
 
@@ -467,9 +472,9 @@ class PythonResolver(Resolver):
             if module not in self.module_prefixes:
                 return _Ext(f"{module}.{name}" if module else name)
             return self._member(_Mod(module), name)
-        if kind == "annotated":
+        if kind in ("annotated", "cast"):
             return self._annotated(path, binding[1], binding[2])
-        if kind in ("call_result", "alias", "entered", "iterated"):
+        if kind in ("call_result", "alias", "entered", "iterated", "caught"):
             return self._made_from(kind, self._bound_value(path, binding, line))
         if kind == "literal":  # `errors = []`: a builtin's value
             return _Ext(binding[1])
@@ -483,6 +488,9 @@ class PythonResolver(Resolver):
             return self._agreed(path, list(binding[1]))
         if kind == "iterated_name":
             return self._element_of_name(path, binding[2], binding[1])
+        if kind == "bound":  # a bounded TypeVar: whatever it is, it is at least its bound
+            value = self._resolve_dotted(path, binding[2], binding[1].strip("\"'"))
+            return value if isinstance(value, _Sym) and value.symbol.label == "Class" else None
         if kind == "wraps":  # a partial of a function: calling it calls the function
             value = self._resolve_dotted(path, binding[2], binding[1])
             return value if isinstance(value, _Sym) and value.symbol.label in ("Function", "Method") else None
@@ -496,6 +504,9 @@ class PythonResolver(Resolver):
             return self._entered(value)
         if kind == "iterated":
             return self._element(value)
+        if kind == "caught":  # an instance of the class an `except` names
+            is_class = isinstance(value, _Ext) or (isinstance(value, _Sym) and value.symbol.label == "Class")
+            return self._call_result(value) if is_class else None
         # An alias: `self.store = store` (a parameter's instance), `storage_class = MultiDict`
         # (a class attribute holding a class or a function: calling it calls that).
         if isinstance(value, _Inst) or (isinstance(value, _Sym) and value.symbol.label in _CALLABLE_LABELS):
@@ -506,7 +517,7 @@ class PythonResolver(Resolver):
         """The value a binding is made from (``callee`` of ``x = callee(...)``)."""
         if line is None:
             return self._resolve_dotted(path, binding[2], binding[1])
-        return self._resolve_at(path, binding[2], binding[1], line)
+        return self._resolve_at(path, binding[2], binding[1], line, made_there=True)
 
     def _call_result(self, callee: _Value, unwrap: frozenset[str] = frozenset()) -> _Value:
         """What calling ``callee`` returns, when that is an in-repo class's instance: a class
@@ -977,17 +988,20 @@ class PythonResolver(Resolver):
                 return _Ext(raw) if isinstance(before, _Ext) else None
         return value
 
-    def _resolve_at(self, path: str, scope: int | None, raw: str, line: int) -> _Value:
+    def _resolve_at(self, path: str, scope: int | None, raw: str, line: int, made_there: bool = False) -> _Value:
         """``raw`` as used on ``line``: its head read as the binding that surely holds there
-        when the function binds it more than once, else as ``_resolve_dotted`` reads it."""
+        when the function binds it more than once, else as ``_resolve_dotted`` reads it.
+        ``made_there``: ``raw`` is what a binding on ``line`` is made from, read before it."""
         name = _IDENTIFIER.match(raw)
-        binding = self._rebound(path, scope, name.group(0), line) if name and scope is not None else None
+        binding = self._rebound(path, scope, name.group(0), line, made_there) if name and scope is not None else None
         chain = _head_and_steps(raw) if binding is not None else None
         if binding is None or chain is None:
             return self._resolve_dotted(path, scope, raw)
         return self._walk_steps(self._resolve_binding(path, *binding), chain[1], raw)
 
-    def _rebound(self, path: str, scope: int, name: str, line: int) -> tuple[_Binding, int] | None:
+    def _rebound(
+        self, path: str, scope: int, name: str, line: int, made_there: bool = False
+    ) -> tuple[_Binding, int] | None:
         """Of a local bound more than once in its function, the binding that surely holds on
         ``line``: the last one before it, when the line lies in the rest of that binding's
         block and no later binding can come round a loop to it first (``for ...: x.go(); x =
@@ -999,7 +1013,9 @@ class PythonResolver(Resolver):
         points = self._binding_points.get((path, scope), {}).get(name, [])
         if not set(table[name][1]) <= {p[3] for p in points}:
             return None  # bound by what cannot be placed too (`def f(f): ... def f()`)
-        before = [p for p in points if p[0] < line]
+        # A comprehension's target holds from the comprehension's first line, before its own,
+        # but what it iterates is read before it binds (`[n for n in n.children]`).
+        before = [p for p in points if p[0] < line or (not made_there and p[1][0] <= min(p[0], line))]
         if not before:
             return None
         last = max(before, key=lambda p: p[0])
@@ -1032,12 +1048,44 @@ class PythonResolver(Resolver):
 
     def _through_property(self, value: _Value) -> _Value:
         """A property read on the way to an attribute (``self.client.send``) stands for what
-        the property returns; anything else stands for itself."""
-        if not isinstance(value, _Sym) or value.symbol.label != "Method":
+        the property returns; a decorated function's attribute (``cli.command`` of a
+        ``@click.group()`` function) is an attribute of what its decorator made of it;
+        anything else stands for itself."""
+        if not isinstance(value, _Sym) or value.symbol.label not in ("Function", "Method"):
             return value
-        if any(_PROPERTY.fullmatch(d) for d in value.symbol.definition.decorators):
+        decorators = value.symbol.definition.decorators
+        if value.symbol.label == "Method" and any(_PROPERTY.fullmatch(d) for d in decorators):
             return self._call_result(value)
+        if decorators:
+            made = self._memo(("decorated", value.symbol.id), functools.partial(self._decorated, value.symbol))
+            return value if made is None else made
         return value
+
+    def _decorated(self, function: _Symbol) -> _Value:
+        """What the outermost decorator makes of ``function``, when that is known: an instance
+        of a class decorating it (not a descriptor: ``cached_property`` gives what the method
+        returns), or what a decorator's declared result says, a decorator factory's
+        (``@group(...)``, ``-> Callable[[F], Group]``) or a decorator's (``-> Group``), the two
+        told apart by nothing but the call."""
+        outer = function.definition.decorators[0]
+        factory = outer.split("(", 1)[0] if outer.endswith(")") else outer
+        made_by = self._resolve_dotted(function.file.path, function.definition.parent, factory)
+        if isinstance(made_by, _Ext):
+            result = self._call_result(made_by)
+            return self._call_result(result) if factory != outer else result
+        if not isinstance(made_by, _Sym):
+            return None
+        decorator = made_by.symbol
+        if decorator.label == "Class":
+            if self._class_member(decorator, "__get__", set()) is not None:
+                return None
+            return _Inst(decorator) if factory == outer else self._call_result(_Inst(decorator))
+        declared = self.return_types.get((decorator.file.path, decorator.index))
+        if declared is None:
+            return None
+        return self._annotated(
+            decorator.file.path, _decoration_result(declared), decorator.definition.parent, method=decorator
+        )
 
     def _attribute_origin(
         self, path: str, scope: int | None, head: str, attr: str, depth: int
@@ -1380,6 +1428,24 @@ def _annotation_types(raw: str, unwrap: frozenset[str] = frozenset()) -> list[tu
 
     walk(raw.replace('"', "").replace("'", ""), False, top=True)
     return out
+
+
+def _decoration_result(raw: str) -> str:
+    """What a decorator's declared result says the decorated becomes, as one annotation: a
+    ``Callable``'s result for each ``Callable`` it may return (a factory's decorator),
+    everything else as written (``Group | Callable[[F], Group | G]`` -> ``Group | Group | G``)."""
+    parts = []
+    for part in _split_top_level(raw.replace('"', "").replace("'", ""), "|"):
+        head, _, rest = part.strip().partition("[")
+        last = head.strip().rsplit(".", 1)[-1]
+        arguments = _split_top_level(rest[: rest.rfind("]")], ",") if rest else []
+        if last == "Callable" and len(arguments) == 2:
+            parts.append(_decoration_result(arguments[1]))
+        elif last == "Union":
+            parts.extend(_decoration_result(argument) for argument in arguments)
+        else:
+            parts.append(part.strip())
+    return " | ".join(parts)
 
 
 def _split_top_level(text: str, separator: str) -> list[str]:

@@ -904,3 +904,88 @@ def test_a_local_bound_more_than_once_is_what_its_last_binding_surely_holds():
     assert lines[("use.straight", "x.go")] == {12}
     assert lines[("use.looped", "y.go")] == {18}
     assert ("use.looped", "shapes.A.go") not in lines
+
+
+def test_a_caught_exception_a_cast_and_a_comprehension_target_hold_what_they_say():
+    sources = {
+        "errors.py": (
+            b"class UsageError(Exception):\n    def show(self):\n        return 1\n\n\n"
+            b"class Abort(Exception):\n    def show(self):\n        return 2\n"
+        ),
+        "params.py": (
+            b"import typing as t\nfrom typing import cast\n\n\n"
+            b"class Param:\n    def info(self):\n        return {}\n\n\n"
+            b"class Node:\n    def children(self) -> t.List['Node']:\n        return []\n\n"
+            b"    def walk(self):\n        return [node.walk() for node in self.children()]\n\n\n"
+            b"def params() -> t.List[Param]:\n    return []\n"
+        ),
+        "use.py": (
+            b"import typing as t\nfrom typing import cast\n\nfrom errors import Abort, UsageError\n"
+            b"from params import Node, Param, params\n\n\n"
+            b"def run(job):\n"
+            b"    try:\n        job()\n"
+            b"    except UsageError as e:\n        e.show()\n"  # 12: UsageError's
+            b"    except Abort as e:\n        e.show()\n"  # 14: Abort's, the same name caught again
+            b"    except (KeyError, ValueError) as e:\n        e.show()\n"  # 16: either: no guess
+            b"\n\n"
+            b"def described(value):\n"
+            b"    param = t.cast(Param, value)\n    param.info()\n"  # 21
+            b"    node = cast('Node', value)\n    node.walk()\n"  # 23: a forward reference
+            b"    return [\n        p.info()\n        for p in params()\n    ]\n"  # 25: before its binding's line
+            b"\n\n"
+            b"def nodes(node: Node):\n"
+            b"    return [node.walk() for node in node.children()]\n"  # 31: the children, read before
+        ),
+    }
+    lines = call_lines(resolve(sources))
+    assert lines[("use.run", "errors.UsageError.show")] == {12}
+    assert lines[("use.run", "errors.Abort.show")] == {14}
+    assert lines[("use.run", "e.show")] == {16}
+    assert lines[("use.described", "params.Param.info")] == {21, 25}
+    assert lines[("use.described", "params.Node.walk")] == {23}
+    assert lines[("use.nodes", "params.Node.walk")] == {31}
+    assert lines[("use.nodes", "params.Node.children")] == {31}
+    assert lines[("params.Node.walk", "params.Node.walk")] == {15}
+
+
+def test_a_decorated_function_has_the_attributes_of_what_its_decorator_makes_of_it():
+    sources = {
+        "cli/__init__.py": b"",
+        "cli/core.py": (
+            b"import typing as t\n\n\n"
+            b"class Command:\n    def main(self):\n        return 0\n\n\n"
+            b"class Group(Command):\n"
+            b"    def command(self, *args) -> t.Union[t.Callable[[t.Callable[..., t.Any]], Command], Command]:\n"
+            b"        return Command()\n\n"
+            b"    def group(self, *args) -> t.Callable[[t.Callable[..., t.Any]], 'Group']:\n"
+            b"        return Group\n\n\n"
+            b"GroupType = t.TypeVar('GroupType', bound=Group)\n\n\n"
+            b"def group(name=None, cls=None) -> t.Union[Group, t.Callable[[t.Callable], t.Union[Group, GroupType]]]:\n"
+            b"    return Group()\n\n\n"
+            b"class cached:\n    def __init__(self, f):\n        self.f = f\n\n"
+            b"    def __get__(self, obj, owner):\n        return 1\n\n\n"
+            b"class Registry:\n    def __init__(self, f):\n        self.f = f\n\n"
+            b"    def register(self):\n        return self\n"
+        ),
+        "tests/test_cli.py": (
+            b"from cli.core import Registry, cached, group\n\n\n"
+            b"@group()\ndef cli():\n    pass\n\n\n"
+            b"@cli.command('sync')\ndef sync():\n    pass\n\n\n"  # 9
+            b"@cli.group()\ndef nested():\n    pass\n\n\n"  # 14
+            b"@nested.command\ndef leaf():\n    pass\n\n\n"  # 19
+            b"@Registry\ndef registered():\n    pass\n\n\n"
+            b"class Holder:\n    @cached\n    def value(self):\n        return 1\n\n\n"
+            b"def test_cli():\n"
+            b"    cli.main()\n    sync.main()\n    leaf.main()\n"  # 36-38
+            b"    registered.register()\n"  # 39
+            b"    Holder().value.register()\n"  # 40: a descriptor gives what it gets, not itself
+            b"    cli()\n"  # 41: calling the function still calls it
+        ),
+    }
+    lines = call_lines(resolve(sources))
+    assert lines[("tests.test_cli", "cli.core.Group.command")] == {9, 19}
+    assert lines[("tests.test_cli", "cli.core.Group.group")] == {14}
+    assert lines[("tests.test_cli.test_cli", "cli.core.Command.main")] == {36, 37, 38}
+    assert lines[("tests.test_cli.test_cli", "cli.core.Registry.register")] == {39}
+    assert ("tests.test_cli.test_cli", "Holder().value.register") in lines
+    assert lines[("tests.test_cli.test_cli", "tests.test_cli.cli")] == {41}

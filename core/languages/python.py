@@ -79,7 +79,8 @@ _SCOPE_NODES = ("function_definition", "class_definition", "lambda", "module")
 def binding_reach(name: Node) -> tuple[list[int], list[list[int]]] | None:
     """Where a local bound at ``name`` surely holds what it was bound to, as lines [first,
     last]: the rest of the block its statement is in (a parameter: the function's body; a
-    ``for`` or ``with`` target: that statement's body), and the spans of the loops around it
+    ``for``, ``with`` or ``except`` target: that statement's body; a comprehension's target:
+    the comprehension, from its first line), and the spans of the loops around it
     in its function (a later binding inside a loop reaches the loop's start again). None for
     a binding this cannot place."""
     node: Node | None = name
@@ -95,12 +96,17 @@ def binding_reach(name: Node) -> tuple[list[int], list[list[int]]] | None:
             reach = [body.start_point[0] + 1, body.end_point[0] + 1]
             node = function
             break
-        if kind in ("for_statement", "with_statement") and node.type != "block":
-            body = parent.child_by_field_name("body")
+        if kind in ("for_statement", "with_statement", "except_clause") and node.type != "block":
+            body = parent.child_by_field_name("body") or next((c for c in parent.children if c.type == "block"), None)
             if body is None:
                 return None
             reach = [body.start_point[0] + 1, body.end_point[0] + 1]
             node = parent
+            break
+        if kind == "for_in_clause" and parent.parent is not None:
+            # A comprehension's target holds within the comprehension only, on its own lines too.
+            node = parent.parent
+            reach = [node.start_point[0] + 1, node.end_point[0] + 1]
             break
         if kind in ("block", "module"):
             reach = [node.end_point[0] + 2, parent.end_point[0] + 1]

@@ -103,6 +103,24 @@
 (with_item value: (as_pattern (call function: (_) @assign.entered) alias: (as_pattern_target (identifier) @assign.name)))
 (for_statement left: (identifier) @assign.name right: (call function: (_) @assign.iterated))
 (for_statement left: (identifier) @assign.name right: [(identifier) (attribute)] @assign.iterated_name)
+; A comprehension's target holds the same, within the comprehension.
+(for_in_clause left: (identifier) @assign.name right: (call function: (_) @assign.iterated))
+(for_in_clause left: (identifier) @assign.name right: [(identifier) (attribute)] @assign.iterated_name)
+; `except ClickException as e:` holds an instance of the class caught (a tuple of classes says
+; nothing here).
+(except_clause (as_pattern [(identifier) (attribute)] @assign.caught alias: (as_pattern_target (identifier) @assign.name)))
+; `GrpType = t.TypeVar("GrpType", bound=Group)` stands for its bound (assign.bound, before
+; assign.value).
+(assignment left: (identifier) @assign.name
+  right: (call function: [(identifier) @_typevar (attribute attribute: (identifier) @_typevar)]
+    arguments: (argument_list (keyword_argument name: (identifier) @_bound value: [(identifier) (attribute) (string)] @assign.bound)))
+  (#eq? @_typevar "TypeVar") (#eq? @_bound "bound"))
+; `multi = t.cast(MultiCommand, ctx.command)` holds what the cast declares (assign.cast, before
+; assign.value: not what calling `cast` returns).
+(assignment left: (identifier) @assign.name
+  right: (call function: [(identifier) @_cast (attribute attribute: (identifier) @_cast)]
+    arguments: (argument_list . [(identifier) (attribute) (string) (subscript)] @assign.cast))
+  (#eq? @_cast "cast"))
 ; What a function returns or yields (a pytest fixture's value), when it is a call or a name.
 (return_statement (call function: (_) @return.value))
 (return_statement (identifier) @return.name)
