@@ -26,7 +26,7 @@ from branchgraph.core.languages import Conventions, language_named, new_parser, 
 from branchgraph.core.model import content_hash
 
 # Bumped whenever extraction output changes, so caches keyed by blob SHA are invalidated.
-EXTRACTOR_VERSION = 30
+EXTRACTOR_VERSION = 31
 
 _MAX_RAW = 200
 # A type annotation is kept longer: a generic function type or builder type cut short says
@@ -108,6 +108,9 @@ class Definition:
     parameters: list[str] = field(default_factory=list)
     aliased: str = ""
     properties: list[str] = field(default_factory=list)  # an object type's, as `name:type`
+    # Declared for the type checker only (Python's `if TYPE_CHECKING:` block): what the name is
+    # to its annotations, where a stand-in in the `else:` block runs instead.
+    for_checker: bool = False
 
 
 @dataclass(slots=True)
@@ -508,6 +511,11 @@ def extract(language: str, data: bytes) -> ParsedFile:
                 # stays the definition's, because decorators run in the enclosing scope.
                 d.start_line = min(d.start_line, decorator.start_point[0] + 1)
                 d.content_hash = content_hash(_text(decorator) + "\n" + d.content_hash)
+        elif "checker.declared" in caps:
+            node = caps["checker.declared"][0]
+            owner = by_span.get((node.start_byte, node.end_byte))
+            if owner is not None:
+                definitions[owner].for_checker = True
         elif "site.callee" in caps:
             _add_site(sites, caps, scopes, by_span)
         elif "import.module" in caps or "import.from" in caps or "import.export" in caps:

@@ -101,7 +101,30 @@ class _Param:
     """An untyped parameter: whatever a caller passes (calling it runs what was passed)."""
 
 
-_Value = _Mod | _Sym | _Inst | _Ext | _Var | _Dyn | _Param | None
+@dataclass(frozen=True, slots=True)
+class _Either:
+    """An instance of one of several in-repo classes (``x = A() if flag else B()``, returns or
+    assignments that name different classes): an attribute every one of them answers with the
+    same value is that value (a method they inherit from one base); any other is unknown."""
+
+    options: frozenset[_Inst]
+
+
+_Value = _Mod | _Sym | _Inst | _Ext | _Var | _Dyn | _Param | _Either | None
+
+
+def _either(values: set[_Value]) -> _Value:
+    """The one value of ``values``; several in-repo instances as one ``_Either``; else None."""
+    flat: set[_Value] = set()
+    for value in values:
+        flat.update(value.options if isinstance(value, _Either) else (value,))
+    if len(flat) == 1:
+        return flat.pop()
+    if all(isinstance(value, _Inst) for value in flat):
+        return _Either(frozenset(value for value in flat if isinstance(value, _Inst)))
+    return None
+
+
 _DYNAMIC_ATTRIBUTE_HOOKS = ("__getattr__", "__getattribute__")
 _CALLABLE_LABELS = ("Class", "Function", "Method")
 # Bindings made by assignments (not by a def, an import or an annotation).
@@ -264,9 +287,14 @@ class PythonResolver(Resolver):
             label = self._label(d, defs)
             symbol = self._add_symbol(f, index, label, qualname, seen)
             # Later definitions shadow earlier ones, as at run time; a property's setter and
-            # deleter extend the property, whose getter says what reading it gives.
+            # deleter extend the property, whose getter says what reading it gives; what an
+            # `if TYPE_CHECKING:` block declares is what annotations name, not its stand-in.
             siblings = self.children.setdefault((f.path, d.parent), {})
-            if d.name not in siblings or not any(_ACCESSOR.fullmatch(x) for x in d.decorators):
+            earlier = siblings.get(d.name)
+            if earlier is None or not (
+                any(_ACCESSOR.fullmatch(x) for x in d.decorators)
+                or (earlier.definition.for_checker and not d.for_checker)
+            ):
                 siblings[d.name] = symbol
                 self._bind(f.path, d.parent, d.name, ("def", symbol))
             if _is_fixture(d):
@@ -384,6 +412,8 @@ class PythonResolver(Resolver):
             return
         name = imp.alias or imp.name
         existing = self.bindings.get((f.path, imp.scope), {}).get(name)
+        if existing is not None and name == imp.name and module == module_name(f.path):
+            return  # `from rich.table import Table` in rich/table.py itself binds what it binds
         if existing is not None and existing[0] == "def" and existing[1].definition.start_line > imp.line:
             # A definition below the import of its name replaces it (django's gis
             # `functions` imports `Transform` for bases above, then defines its own); the
@@ -458,6 +488,11 @@ class PythonResolver(Resolver):
 
     # ----- name resolution ------------------------------------------------------------
 
+    def _agreed(self, path: str, bindings: list[_Binding]) -> _Value:
+        """The one value every binding gives; instances of different in-repo classes as one
+        ``_Either``; None when they disagree otherwise."""
+        return _either({self._resolve_binding(path, b) for b in bindings})
+
     def _resolve_binding(self, path: str, binding: _Binding, line: int | None = None) -> _Value:
         """What a binding holds; ``line``: where it is made, so that a local it reads is read
         as it stands there (``x = x.copy()``)."""
@@ -509,7 +544,7 @@ class PythonResolver(Resolver):
             return self._call_result(value) if is_class else None
         # An alias: `self.store = store` (a parameter's instance), `storage_class = MultiDict`
         # (a class attribute holding a class or a function: calling it calls that).
-        if isinstance(value, _Inst) or (isinstance(value, _Sym) and value.symbol.label in _CALLABLE_LABELS):
+        if isinstance(value, (_Inst, _Either)) or (isinstance(value, _Sym) and value.symbol.label in _CALLABLE_LABELS):
             return value
         return None
 
@@ -559,8 +594,9 @@ class PythonResolver(Resolver):
     ) -> _Value:
         """What a value annotated ``raw`` holds, when the annotation names exactly one in-repo
         class: its instance (``Store``, ``Optional["Store"]``, ``Store | None``,
-        ``Annotated[Store, ...]``, ``Page[T]``), or the class itself (``type[Store]``). A
-        union of different types, a container (``list[Store]``) or anything else is no type.
+        ``Annotated[Store, ...]``, ``Page[T]``), or the class itself (``type[Store]``); a union
+        of in-repo classes' instances is an ``_Either``. Any other union, a container
+        (``list[Store]``) or anything else is no type.
         ``-> Self`` on ``method`` is its class's instance. ``unwrap`` names the generics that
         stand for their first argument at the top (``Iterator[Store]`` is what a fixture
         yields, ``list[Store]`` what a loop over it gets)."""
@@ -579,7 +615,7 @@ class PythonResolver(Resolver):
                 found.add(_Ext(builtin))
             else:
                 found.add(None)
-        return found.pop() if len(found) == 1 else None
+        return _either(found)
 
     def _entered(self, callee: _Value) -> _Value:
         """``with callee(...) as x``: what a ``@contextmanager`` yields, else what the called
@@ -696,7 +732,7 @@ class PythonResolver(Resolver):
         if isinstance(only, _Sym) and only.symbol.label in _CALLABLE_LABELS:
             return only  # a factory returning a function or class (`lazy(...)` returns its wrapper)
         # A library's value (`return psycopg.connect(...)`), or a proxy's, or an instance.
-        return only if isinstance(only, (_Inst, _Ext, _Dyn)) else None
+        return only if isinstance(only, (_Inst, _Either, _Ext, _Dyn)) else None
 
     def _lookup_uncached(self, path: str, scope: int | None, name: str) -> _Value:
         """Functions, then the module, then builtins."""
@@ -761,6 +797,8 @@ class PythonResolver(Resolver):
         return found
 
     def _member_uncached(self, value: _Value, attr: str) -> _Value:
+        if isinstance(value, _Either):
+            return _either({self._member(option, attr) for option in value.options})
         if isinstance(value, _Ext):
             return _Ext(f"{value.name}.{attr}")
         if isinstance(value, _Dyn):
@@ -1025,6 +1063,9 @@ class PythonResolver(Resolver):
         for later_line, _, loops, _ in points:
             if later_line >= line and any(s <= line <= e and not s <= bound_at <= e for s, e in loops):
                 return None
+        together = tuple(dict.fromkeys(p[3] for p in before if p[0] == bound_at))
+        if len(together) > 1:  # the branches of `x = a if cond else b`: what both agree on
+            return ("any_of", together), bound_at
         return binding, bound_at
 
     def _super_member(self, path: str, scope: int | None, raw: str, attr: str) -> _Value:

@@ -989,3 +989,62 @@ def test_a_decorated_function_has_the_attributes_of_what_its_decorator_makes_of_
     assert lines[("tests.test_cli.test_cli", "cli.core.Registry.register")] == {39}
     assert ("tests.test_cli.test_cli", "Holder().value.register") in lines
     assert lines[("tests.test_cli.test_cli", "tests.test_cli.cli")] == {41}
+
+
+def test_a_conditional_value_holds_what_both_branches_agree_on_and_a_module_importing_itself_changes_nothing():
+    sources = {
+        "console.py": (
+            b"import typing as t\n\n\n"
+            b"class Console:\n    def line(self):\n        return 1\n\n\n"
+            b"def get_console() -> Console:\n    return Console()\n\n\n"
+            b"class Live:\n"
+            b"    def __init__(self, console: t.Optional[Console] = None, other=None):\n"
+            b"        self.console = console if console is not None else get_console()\n"
+            b"        self.other = Console() if other else other.pick()\n\n"  # 16: a guess
+            b"    def stop(self):\n        self.console.line()\n        self.other.line()\n\n\n"  # 19, 20
+            b"def pick(flag, given):\n"
+            b"    c = Console() if flag else None\n    c.line()\n"  # 25: None adds nothing
+            b"    e = Console() if flag else given[0]\n    e.line()\n"  # 27: a subscript says nothing
+            b"    d = Console()\n    d = get_console() if flag else Console()\n    d.line()\n"  # 30: both agree
+            b"\n\n"
+            b"if __name__ == '__main__':\n    from console import Console as Console\n"
+        ),
+        "use.py": b"from console import Console\n\n\ndef run():\n    Console().line()\n",
+    }
+    lines = call_lines(resolve(sources))
+    assert lines[("console.Live.stop", "console.Console.line")] == {19}
+    assert lines[("console.Live.stop", "self.other.line")] == {20}
+    assert lines[("console.pick", "console.Console.line")] == {25, 30}
+    assert lines[("console.pick", "e.line")] == {27}
+    assert lines[("use.run", "console.Console.line")] == {5}
+
+
+def test_what_a_type_checking_block_declares_is_what_annotations_name_and_disagreeing_instances_share_methods():
+    sources = {
+        "app/__init__.py": b"",
+        "app/client.py": (
+            b"class Response:\n    def set_cookie(self):\n        return 1\n\n\n"
+            b"class Redirect(Response):\n    pass\n\n\n"
+            b"class Plain(Response):\n    def render(self):\n        return 2\n\n\n"
+            b"class TestClient:\n    def get(self, url):\n        return Redirect() if url else Plain()\n"
+        ),
+        "tests/__init__.py": b"",
+        "tests/types.py": (
+            b"from typing import TYPE_CHECKING, Protocol\n\nfrom app.client import TestClient\n\n"
+            b"if TYPE_CHECKING:\n\n"
+            b"    class Factory(Protocol):\n        def __call__(self, app) -> TestClient: ...\n"
+            b"else:\n\n"
+            b"    class Factory:\n        __test__ = False\n"
+        ),
+        "tests/test_client.py": (
+            b"from app.client import Plain, Redirect\nfrom tests.types import Factory\n\n\n"
+            b"def test_get(factory: Factory, flag):\n"
+            b"    client = factory(object())\n    response = client.get('/')\n"  # 7
+            b"    response.set_cookie()\n    response.render()\n"  # 8: both inherit it; 9: only one has it
+            b"    either = Redirect() if flag else Plain()\n    either.set_cookie()\n"  # 11
+        ),
+    }
+    lines = call_lines(resolve(sources))
+    assert lines[("tests.test_client.test_get", "app.client.TestClient.get")] == {7}
+    assert lines[("tests.test_client.test_get", "app.client.Response.set_cookie")] == {8, 11}
+    assert lines[("tests.test_client.test_get", "response.render")] == {9}

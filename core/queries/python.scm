@@ -10,6 +10,13 @@
 
 (class_definition name: (identifier) @name) @definition.class
 (function_definition name: (identifier) @name) @definition.function
+; A definition in an `if TYPE_CHECKING:` block declares what the name is to the type checker.
+((if_statement condition: [(identifier) (attribute)] @_condition
+   consequence: (block [(class_definition) (function_definition)] @checker.declared))
+  (#match? @_condition "(^|\\.)TYPE_CHECKING$"))
+((if_statement condition: [(identifier) (attribute)] @_condition
+   consequence: (block (decorated_definition definition: (_) @checker.declared)))
+  (#match? @_condition "(^|\\.)TYPE_CHECKING$"))
 
 (call function: (_) @reference.call)
 (decorator [(identifier) (attribute)] @reference.call)
@@ -109,6 +116,17 @@
 ; `except ClickException as e:` holds an instance of the class caught (a tuple of classes says
 ; nothing here).
 (except_clause (as_pattern [(identifier) (attribute)] @assign.caught alias: (as_pattern_target (identifier) @assign.name)))
+; `x = a if cond else b`, `self.console = console if console else get_console()`: one
+; assignment per branch, so that x holds what both agree on (`None` adds nothing); a branch of
+; any other kind says nothing, and neither does the other then.
+(assignment left: (identifier) @assign.name right: (conditional_expression . (call function: (_) @assign.value) (_) [(call) (identifier) (attribute) (none)] .))
+(assignment left: (identifier) @assign.name right: (conditional_expression . [(call) (identifier) (attribute) (none)] (_) (call function: (_) @assign.value) .))
+(assignment left: (identifier) @assign.name right: (conditional_expression . [(identifier) (attribute)] @assign.alias (_) [(call) (identifier) (attribute) (none)] .))
+(assignment left: (identifier) @assign.name right: (conditional_expression . [(call) (identifier) (attribute) (none)] (_) [(identifier) (attribute)] @assign.alias .))
+(assignment left: (attribute object: (identifier) @assign.object attribute: (identifier) @assign.name) right: (conditional_expression . (call function: (_) @assign.value) (_) [(call) (identifier) (attribute) (none)] .))
+(assignment left: (attribute object: (identifier) @assign.object attribute: (identifier) @assign.name) right: (conditional_expression . [(call) (identifier) (attribute) (none)] (_) (call function: (_) @assign.value) .))
+(assignment left: (attribute object: (identifier) @assign.object attribute: (identifier) @assign.name) right: (conditional_expression . [(identifier) (attribute)] @assign.alias (_) [(call) (identifier) (attribute) (none)] .))
+(assignment left: (attribute object: (identifier) @assign.object attribute: (identifier) @assign.name) right: (conditional_expression . [(call) (identifier) (attribute) (none)] (_) [(identifier) (attribute)] @assign.alias .))
 ; `GrpType = t.TypeVar("GrpType", bound=Group)` stands for its bound (assign.bound, before
 ; assign.value).
 (assignment left: (identifier) @assign.name
@@ -124,6 +142,11 @@
 ; What a function returns or yields (a pytest fixture's value), when it is a call or a name.
 (return_statement (call function: (_) @return.value))
 (return_statement (identifier) @return.name)
+; `return a if cond else b`: what both branches agree on, as for an assignment.
+(return_statement (conditional_expression . (call function: (_) @return.value) (_) [(call) (identifier) (attribute) (none)] .))
+(return_statement (conditional_expression . [(call) (identifier) (attribute) (none)] (_) (call function: (_) @return.value) .))
+(return_statement (conditional_expression . (identifier) @return.name (_) [(call) (identifier) (attribute) (none)] .))
+(return_statement (conditional_expression . [(call) (identifier) (attribute) (none)] (_) (identifier) @return.name .))
 (expression_statement (yield (call function: (_) @return.value)) @return.yield)
 (expression_statement (yield (identifier) @return.name) @return.yield)
 
