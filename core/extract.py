@@ -26,7 +26,7 @@ from branchgraph.core.languages import Conventions, language_named, new_parser, 
 from branchgraph.core.model import content_hash
 
 # Bumped whenever extraction output changes, so caches keyed by blob SHA are invalidated.
-EXTRACTOR_VERSION = 31
+EXTRACTOR_VERSION = 32
 
 _MAX_RAW = 200
 # A type annotation is kept longer: a generic function type or builder type cut short says
@@ -41,6 +41,7 @@ _ASSIGN_KINDS = (
     ("assign.cast", "cast"),  # before assign.value: `x = cast(T, y)` holds a T
     ("assign.bound", "bound"),  # before assign.value: `T = TypeVar("T", bound=B)` stands for B
     ("assign.caught", "caught"),
+    ("assign.type_alias", "type_alias"),
     ("assign.value", "call"),
     ("assign.awaited", "awaited"),
     ("assign.alias", "alias"),
@@ -59,6 +60,13 @@ _ASSIGN_KINDS = (
     ("assign.jsx_element", "jsx_element"),
     ("assign.property", "property"),
 )
+# Assignment kinds that say what a binding matched as other kinds on the same line holds.
+_SUPERSEDES = {
+    "partial": ("call",),
+    "cast": ("call",),
+    "bound": ("call",),
+    "type_alias": ("literal", "annotation"),
+}
 _RETURN_KINDS = (("return.value", "call"), ("return.name", "alias"), ("return.module", "module"))
 # A literal's builtin type (an ``assign.literal`` assignment's callee).
 _LITERAL_KINDS = {
@@ -159,7 +167,9 @@ class Assignment:
     (``callee`` holds the array expression); ``with callee(...) as name`` is kind ``entered``
     and ``for name in callee(...)`` kind ``iterated`` (``for name in other``: ``iterated_name``);
     ``name = []`` (a literal, ``*args``, ``**kwargs``) kind ``literal``, its builtin type the callee;
-    an untyped parameter kind ``parameter``; an untyped parameter of a callback passed to a
+    an untyped parameter kind ``parameter``; an ``isinstance(name, T)`` test kind ``narrowed``
+    (``callee`` T, ``reach`` where it holds); ``Name = Union[A, B]`` at a module's top kind
+    ``type_alias`` (``callee`` the type as written); an untyped parameter of a callback passed to a
     call (``app.get("/", (c) => ...)``) kind ``callback``, ``callee`` the call's callee,
     ``argument`` the callback's position among the arguments and ``position`` the parameter's
     (``key``: the property of the object literal argument it is given as, ``f({ verify: (t) =>
@@ -421,6 +431,24 @@ def _import(caps: dict[str, list[TSNode]], scopes: _Scopes) -> Import:
     )
 
 
+def _narrowing(caps: dict[str, list[TSNode]], scopes: _Scopes, conventions: Conventions) -> Assignment | None:
+    """An ``isinstance(subject, T)`` test inside a function (kind ``narrowed``, ``callee`` T as
+    written, ``reach`` where the subject surely is a T): a name, or an attribute of the
+    function's receiver (``self.title``)."""
+    subject = caps["narrow.subject"][0]
+    if subject.type == "attribute":
+        receiver = subject.child_by_field_name("object")
+        if receiver is None or receiver.type != "identifier" or _text(receiver) not in conventions.attribute_receivers:
+            return None
+    scope = scopes.innermost(subject.start_byte, subject.end_byte)
+    guarded, test = caps.get("narrow.block"), caps.get("narrow.after")
+    reach = conventions.narrowing_reach(guarded[0] if guarded else None, test[0] if test else None, subject)
+    if scope is None or reach is None:
+        return None
+    callee = _raw(caps["narrow.type"][0], _MAX_TYPE_RAW)
+    return Assignment(_text(subject), callee, subject.start_point[0] + 1, scope, "narrowed", reach=reach)
+
+
 def _place_rebound_locals(unplaced: list[tuple[Assignment, TSNode]], conventions: Conventions) -> None:
     """Where each binding of a local bound on more than one line of its function surely holds
     (``Assignment.reach``): the resolver reads such a local's value where it is used. A local
@@ -531,6 +559,10 @@ def extract(language: str, data: bytes) -> ParsedFile:
             if scope is not None:
                 returned_to = "yield" if "return.yield" in caps else "return"
                 assignments.append(Assignment(returned_to, _raw(node), node.start_point[0] + 1, scope, kind))
+        elif "narrow.subject" in caps:
+            narrowed = _narrowing(caps, scopes, conventions)
+            if narrowed is not None:
+                assignments.append(narrowed)
         elif "assign.name" in caps:
             node = caps["assign.name"][0]
             attribute_of = caps.get("assign.object")
@@ -553,7 +585,9 @@ def extract(language: str, data: bytes) -> ParsedFile:
                     if value.type in _WHOLE_CALLS
                     else ""
                     if kind == "jsx"
-                    else _raw(value, _MAX_TYPE_RAW if kind in ("annotation", "jsx_element") else _MAX_RAW),
+                    else _raw(
+                        value, _MAX_TYPE_RAW if kind in ("annotation", "jsx_element", "type_alias") else _MAX_RAW
+                    ),
                     line=node.start_point[0] + 1,
                     scope=scopes.innermost(node.start_byte, node.end_byte),
                     kind=kind,
@@ -598,10 +632,11 @@ def extract(language: str, data: bytes) -> ParsedFile:
     if named:
         references = [r for r in references if r.kind != "value" or r.param or (r.raw, r.line, r.scope) not in named]
     # `f = partial(g, ...)`, `x = cast(T, y)` and `T = TypeVar("T", bound=B)` matched as calls
-    # too: g, T and B say what they hold.
-    wrapped = {(a.name, a.line, a.scope) for a in assignments if a.kind in ("partial", "cast", "bound")}
-    if wrapped:
-        assignments = [a for a in assignments if a.kind != "call" or (a.name, a.line, a.scope) not in wrapped]
+    # too: g, T and B say what they hold; `T: TypeAlias = "Text"` matched as an annotation and
+    # a literal too: the alias says it.
+    superseding = {(a.name, a.line, a.scope): _SUPERSEDES[a.kind] for a in assignments if a.kind in _SUPERSEDES}
+    if superseding:
+        assignments = [a for a in assignments if a.kind not in superseding.get((a.name, a.line, a.scope), ())]
     # An array method's callback takes the array's elements (kind element), whatever the
     # method's declared parameters would say.
     elements = {(a.name, a.line, a.scope) for a in assignments if a.kind == "element"}

@@ -16,6 +16,7 @@ A reference is never dropped: it resolves to a node or becomes a dangling edge t
 
 from __future__ import annotations
 
+import builtins
 import functools
 import re
 import sys
@@ -60,7 +61,7 @@ _VALUE_LABELS = ("Class", "Function", "Method")
 # Bindings of a local that hold a value made at run time (a parameter, a literal, an element),
 # never a symbol (a call's result may be: a decorator returns a function).
 _COMPUTED_BINDINGS = frozenset(
-    {"parameter", "literal", "annotated", "entered", "iterated", "iterated_name", "caught", "cast"}
+    {"parameter", "literal", "annotated", "entered", "iterated", "iterated_name", "caught", "cast"} | {"type_alias"}
 )
 _PROPERTY = re.compile(r"(?:functools\.)?(?:property|cached_property)")
 _ACCESSOR = re.compile(r"\w+\.(?:setter|deleter)")
@@ -86,6 +87,8 @@ _CONTEXT_MANAGER = re.compile(r"(?:contextlib\.)?(?:async)?contextmanager")
 @dataclass(frozen=True, slots=True)
 class _Var:
     module: str  # a module-level variable of this in-repo module
+    # a type alias (``TextType = Union[str, "Text"]``): its file and the type as written
+    alias: tuple[str, str] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,27 +107,41 @@ class _Param:
 @dataclass(frozen=True, slots=True)
 class _Either:
     """An instance of one of several in-repo classes (``x = A() if flag else B()``, returns or
-    assignments that name different classes): an attribute every one of them answers with the
-    same value is that value (a method they inherit from one base); any other is unknown."""
+    assignments that name different classes), or of a builtin type (``Union[str, Text]``): an
+    attribute every one of them answers with the same value is that value (a method they
+    inherit from one base); a builtin type that lacks the attribute is not what the value is
+    where the code asks for it (``title.copy()``: not a ``str``); any other is unknown."""
 
-    options: frozenset[_Inst]
+    options: frozenset[_Inst | _Ext]  # an _Ext: a builtin type's instance (``str``)
 
 
 _Value = _Mod | _Sym | _Inst | _Ext | _Var | _Dyn | _Param | _Either | None
 
 
 def _either(values: set[_Value]) -> _Value:
-    """The one value of ``values``; several in-repo instances as one ``_Either``; else None."""
+    """The one value of ``values``; several instances, one at least of an in-repo class and
+    the others of in-repo or builtin types, as one ``_Either``; else None."""
     flat: set[_Value] = set()
     for value in values:
         flat.update(value.options if isinstance(value, _Either) else (value,))
     if len(flat) == 1:
         return flat.pop()
-    if all(isinstance(value, _Inst) for value in flat):
-        return _Either(frozenset(value for value in flat if isinstance(value, _Inst)))
+    options = {value for value in flat if isinstance(value, _Inst) or _is_builtin_instance(value)}
+    if len(options) == len(flat) and any(isinstance(value, _Inst) for value in options):
+        return _Either(frozenset(options))  # type: ignore[arg-type]  # _Inst or _Ext, checked above
     return None
 
 
+def _is_builtin_instance(value: _Value) -> bool:
+    return isinstance(value, _Ext) and value.name in _BUILTIN_VALUES and hasattr(builtins, value.name)
+
+
+def _lacks(option: _Inst | _Ext, attr: str) -> bool:
+    """Whether a builtin type's instance has no attribute ``attr`` (``str`` has no ``copy``)."""
+    return isinstance(option, _Ext) and not hasattr(getattr(builtins, option.name), attr)
+
+
+_ALIAS_DEPTH = 4  # type aliases naming aliases followed (`JSON = Union[Obj, "JSONList"]`)
 _DYNAMIC_ATTRIBUTE_HOOKS = ("__getattr__", "__getattribute__")
 _CALLABLE_LABELS = ("Class", "Function", "Method")
 # Bindings made by assignments (not by a def, an import or an annotation).
@@ -168,6 +185,8 @@ class PythonResolver(Resolver):
         self._base_refs: dict[tuple[str, int | None], list] = self._table()
         # (path, function index) -> local -> each binding with where it surely holds
         self._binding_points: dict[tuple[str, int], dict[str, list[tuple]]] = self._table()
+        # (path, function index) -> the isinstance() tests in it, with where each holds
+        self._narrowings: dict[tuple[str, int], list[Assignment]] = self._table()
         # (path, class index) -> the import a class defined below it replaced
         self._shadowed_imports: dict[tuple[str, int], _Binding] = self._table()
         # (path, function index) -> its return annotation
@@ -331,6 +350,14 @@ class PythonResolver(Resolver):
                 kind = "call_result" if a.kind == "call" else "alias"
                 table = self.returns if a.name == "return" else self.yields
                 table.setdefault((f.path, a.scope), []).append((kind, a.callee, a.scope))
+            return
+        if a.kind == "narrowed":
+            if a.scope is not None:
+                self._narrowings.setdefault((f.path, a.scope), []).append(a)
+            return
+        if a.kind == "type_alias":
+            if a.scope is None:
+                self._bind(f.path, None, a.name, ("type_alias", a.callee, None))
             return
         if a.kind == "annotation" and not _annotation_types(a.callee):
             return  # a bare `Final` or `ClassVar` declares no type: the value says it
@@ -526,6 +553,8 @@ class PythonResolver(Resolver):
         if kind == "bound":  # a bounded TypeVar: whatever it is, it is at least its bound
             value = self._resolve_dotted(path, binding[2], binding[1].strip("\"'"))
             return value if isinstance(value, _Sym) and value.symbol.label == "Class" else None
+        if kind == "type_alias":  # what annotations naming it mean (``_annotated``)
+            return _Var(module_name(path), (path, binding[1]))
         if kind == "wraps":  # a partial of a function: calling it calls the function
             value = self._resolve_dotted(path, binding[2], binding[1])
             return value if isinstance(value, _Sym) and value.symbol.label in ("Function", "Method") else None
@@ -591,12 +620,14 @@ class PythonResolver(Resolver):
         scope: int | None,
         method: _Symbol | None = None,
         unwrap: frozenset[str] = frozenset(),
+        depth: int = 0,
     ) -> _Value:
         """What a value annotated ``raw`` holds, when the annotation names exactly one in-repo
         class: its instance (``Store``, ``Optional["Store"]``, ``Store | None``,
         ``Annotated[Store, ...]``, ``Page[T]``), or the class itself (``type[Store]``); a union
         of in-repo classes' instances is an ``_Either``. Any other union, a container
-        (``list[Store]``) or anything else is no type.
+        (``list[Store]``) or anything else is no type. A type alias stands for what it names
+        (``TextType``: ``Union[str, "Text"]``), to a depth of a few aliases.
         ``-> Self`` on ``method`` is its class's instance. ``unwrap`` names the generics that
         stand for their first argument at the top (``Iterator[Store]`` is what a fixture
         yields, ``list[Store]`` what a loop over it gets)."""
@@ -613,6 +644,8 @@ class PythonResolver(Resolver):
                 # `self.view_functions: dict[str, View]` is a dict: `.get` is the builtin's,
                 # not any in-repo `get` (left unresolved, test selection matched it by name).
                 found.add(_Ext(builtin))
+            elif isinstance(value, _Var) and value.alias is not None and not is_class_object and depth < _ALIAS_DEPTH:
+                found.add(self._annotated(*value.alias, None, depth=depth + 1))
             else:
                 found.add(None)
         return _either(found)
@@ -798,7 +831,8 @@ class PythonResolver(Resolver):
 
     def _member_uncached(self, value: _Value, attr: str) -> _Value:
         if isinstance(value, _Either):
-            return _either({self._member(option, attr) for option in value.options})
+            answers = {self._member(option, attr) for option in value.options if not _lacks(option, attr)}
+            return _either(answers) if answers else None
         if isinstance(value, _Ext):
             return _Ext(f"{value.name}.{attr}")
         if isinstance(value, _Dyn):
@@ -1030,12 +1064,37 @@ class PythonResolver(Resolver):
         """``raw`` as used on ``line``: its head read as the binding that surely holds there
         when the function binds it more than once, else as ``_resolve_dotted`` reads it.
         ``made_there``: ``raw`` is what a binding on ``line`` is made from, read before it."""
+        narrowed = self._narrowed(path, scope, raw, line) if scope is not None else None
+        if narrowed is not None:
+            return narrowed
         name = _IDENTIFIER.match(raw)
         binding = self._rebound(path, scope, name.group(0), line, made_there) if name and scope is not None else None
         chain = _head_and_steps(raw) if binding is not None else None
         if binding is None or chain is None:
             return self._resolve_dotted(path, scope, raw)
         return self._walk_steps(self._resolve_binding(path, *binding), chain[1], raw)
+
+    def _narrowed(self, path: str, scope: int, raw: str, line: int) -> _Value:
+        """``raw`` on ``line`` read from the innermost ``isinstance(subject, T)`` test that holds
+        there and whose subject ``raw`` starts with (``node.render`` under ``if
+        isinstance(node, Text):``): the subject is a T (``(A, B)``: an A or a B, as ``A | B``
+        says). None when no test holds there, or T is no type this knows: the subject is still
+        what it was before the test, so what that says stands."""
+        tests = self._narrowings.get((path, scope))
+        if not tests:
+            return None
+        holding = [
+            a
+            for a in tests
+            if a.reach is not None and a.reach[0] <= line <= a.reach[1] and raw.startswith(f"{a.name}.")
+        ]
+        chain = _head_and_steps(raw) if holding else None
+        if not holding or chain is None:
+            return None
+        test = max(holding, key=lambda a: a.line)
+        types = test.callee[1:-1].split(",") if test.callee.startswith("(") else [test.callee]
+        value = self._annotated(path, " | ".join(t.strip() for t in types if t.strip()), scope)
+        return self._walk_steps(value, chain[1][test.name.count(".") :], raw) if value is not None else None
 
     def _rebound(
         self, path: str, scope: int, name: str, line: int, made_there: bool = False

@@ -73,7 +73,21 @@ CALLBACK_USER = {
     "app.py": "from pkg import helpers\n\n\ndef run(rows):\n    return sorted(rows, key=helpers.by_name)\n",
 }
 
+ALIASED = {
+    "text.py": (
+        "from typing import Union\n\n\nclass Text:\n    def copy(self):\n        return 1\n\n\n"
+        "class Markup:\n    def copy(self):\n        return 2\n\n\nTextType = Union[str, Text]\n"
+    ),
+    "use.py": "from text import TextType\n\n\ndef show(title: TextType):\n    return title.copy()\n",
+}
+
 CASES = {
+    # A type alias in another module comes to name another class: the annotated call follows.
+    "type alias switched": (
+        ALIASED,
+        {**ALIASED, "text.py": ALIASED["text.py"].replace("Union[str, Text]", "Union[str, Markup]")},
+        ("use.show", "title.copy", "text.Markup.copy"),
+    ),
     # A parametrize list in another module gains a class: the test's REFERENCES follow.
     "list of cases grows": (
         CASE_LIST,

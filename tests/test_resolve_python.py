@@ -1048,3 +1048,57 @@ def test_what_a_type_checking_block_declares_is_what_annotations_name_and_disagr
     assert lines[("tests.test_client.test_get", "app.client.TestClient.get")] == {7}
     assert lines[("tests.test_client.test_get", "app.client.Response.set_cookie")] == {8, 11}
     assert lines[("tests.test_client.test_get", "response.render")] == {9}
+
+
+def test_an_isinstance_test_says_what_its_subject_is_where_the_test_holds():
+    sources = {
+        "text.py": (
+            b"class Text:\n    def copy(self):\n        return Text()\n\n\n"
+            b"class Markup(Text):\n    def parse(self):\n        return 1\n"
+        ),
+        "use.py": (
+            b"from text import Markup, Text\n\n\n"
+            b"def show(value, other, shown):\n"
+            b"    if isinstance(value, Text):\n        value.copy()\n"  # 6: a Text there
+            b"    elif isinstance(value, (Markup, str)) and other:\n        value.parse()\n"  # 8: str has no parse
+            b"    value.copy()\n"  # 9: the test holds no more
+            b"    assert isinstance(other, Markup)\n    other.parse()\n"  # 11
+            b"    if not isinstance(shown, Text):\n        return None\n    shown.copy()\n"  # 14: after an early exit
+            b"    if isinstance(shown, Markup):\n        shown = value\n        shown.parse()\n"  # 17: bound again
+            b"\n\n"
+            b"class Panel:\n    def __init__(self, title):\n        self.title = title\n\n"
+            b"    def render(self):\n"
+            b"        if isinstance(self.title, Markup):\n            return self.title.parse()\n"  # 26
+            b"        return self.title.copy()\n"  # 27: unknown outside the test
+        ),
+    }
+    lines = call_lines(resolve(sources))
+    assert lines[("use.show", "text.Text.copy")] == {6, 14}
+    assert lines[("use.show", "text.Markup.parse")] == {8, 11}
+    assert lines[("use.show", "value.copy")] == {9}
+    assert lines[("use.show", "shown.parse")] == {17}
+    assert lines[("use.Panel.render", "text.Markup.parse")] == {26}
+    assert lines[("use.Panel.render", "self.title.copy")] == {27}
+
+
+def test_a_type_alias_a_union_with_a_builtin_and_an_or_hold_what_they_say():
+    sources = {
+        "text.py": (
+            b"from typing import Optional, TypeAlias, Union\n\n\n"
+            b"class Text:\n    def copy(self):\n        return Text()\n\n\n"
+            b"class Markup(Text):\n    pass\n\n\n"
+            b'TextType = Union[str, "Text"]\nMaybeText: TypeAlias = "Optional[TextType]"\n'
+        ),
+        "use.py": (
+            b"from text import Markup, MaybeText, Text, TextType\n\n\n"
+            b"def titled(title: TextType, subtitle: MaybeText, fallback: Text | None = None):\n"
+            b"    title.copy()\n"  # 5: a str has no copy: the Text's
+            b"    title.upper()\n"  # 6: a str's or a Text's: no guess
+            b"    subtitle.copy()\n"  # 7: an alias of an alias
+            b"    chosen = fallback or Markup()\n    chosen.copy()\n"  # 9: Text's, inherited by Markup
+            b"    picked = (\n        Markup()\n        if fallback\n        else fallback\n    )\n    picked.copy()\n"  # 15
+        ),
+    }
+    lines = call_lines(resolve(sources))
+    assert lines[("use.titled", "text.Text.copy")] == {5, 7, 9, 15}
+    assert lines[("use.titled", "title.upper")] == {6}

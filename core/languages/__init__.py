@@ -47,6 +47,8 @@ class Conventions:
     # a bound name's node -> the lines where the binding surely holds and the loops around it
     # (languages whose resolver reads a local's value where it is used)
     binding_reach: Callable[[Node], tuple[list[int], list[list[int]]] | None] = lambda node: None
+    # a type test's guarded block, or its statement, and its subject -> where the test holds
+    narrowing_reach: Callable[[Node | None, Node | None, Node], list[int] | None] = lambda guarded, test, subject: None
     # the receivers whose attribute assignments are the class's attributes (``self.x = ...``)
     attribute_receivers: frozenset[str] = frozenset({"self", "this"})
 
@@ -83,7 +85,7 @@ def _conventions(module: ModuleType) -> Conventions:
         module_name=module.module_name,
         **{
             hook: getattr(module, hook)
-            for hook in (*_TYPE_HOOKS, "binding_reach", "attribute_receivers")
+            for hook in (*_TYPE_HOOKS, "binding_reach", "narrowing_reach", "attribute_receivers")
             if hasattr(module, hook)
         },
     )

@@ -122,3 +122,73 @@ def binding_reach(name: Node) -> tuple[list[int], list[list[int]]] | None:
             loops.append([node.start_point[0] + 1, node.end_point[0] + 1])
         node = node.parent
     return reach, loops
+
+
+# Where a name is bound again: the field of each statement that binds it.
+_BINDING_FIELDS = {
+    "assignment": "left",
+    "augmented_assignment": "left",
+    "for_statement": "left",
+    "for_in_clause": "left",
+    "named_expression": "name",
+    "as_pattern": "alias",
+    "function_definition": "name",
+    "class_definition": "name",
+}
+# What a bound name may sit inside within that field (`a, (b, c) = ...`, `with f() as (a, b)`).
+_PATTERNS = frozenset(
+    {"pattern_list", "tuple_pattern", "list_pattern", "tuple", "list", "parenthesized_expression"}
+    | {"list_splat_pattern", "as_pattern_target", "expression_list"}
+)
+
+
+def narrowing_reach(guarded: Node | None, test: Node | None, subject: Node) -> list[int] | None:
+    """Where an ``isinstance(subject, T)`` test surely holds, as lines [first, last]: the block
+    it ``guarded`` (``if isinstance(...):``), or the rest of the block after the ``test``
+    statement (``assert isinstance(...)``, ``if not isinstance(...): return``), up to the line
+    before the subject is bound again (``del`` included) — before the loop that binds it, when
+    one does (it comes round to its start with the new value). None when that leaves nothing."""
+    if guarded is not None:
+        scanned = [guarded]
+        reach = [guarded.start_point[0] + 1, guarded.end_point[0] + 1]
+    else:
+        holder = test.parent if test is not None else None
+        if test is None or holder is None or holder.type not in ("block", "module"):
+            return None
+        scanned = [n for n in holder.children if n.start_byte >= test.end_byte]
+        reach = [test.end_point[0] + 2, holder.end_point[0] + 1]
+    name = subject.text
+    stack = list(scanned)
+    while stack:
+        node = stack.pop()
+        if node.type == subject.type and node.text == name and _is_bound(node):
+            reach[1] = min(reach[1], _first_line_bound(node, scanned) - 1)
+        stack.extend(node.children)
+    return reach if reach[0] <= reach[1] else None
+
+
+def _first_line_bound(node: Node, scanned: list[Node]) -> int:
+    """The first line where a binding at ``node`` may be what the name holds: its own, or
+    the start of the outermost loop around it within ``scanned``."""
+    line = node.start_point[0] + 1
+    roots = {n.id for n in scanned}
+    current: Node | None = node
+    while current is not None and current.id not in roots:
+        if current.type in _LOOPS:
+            line = current.start_point[0] + 1
+        current = current.parent
+    return line
+
+
+def _is_bound(node: Node) -> bool:
+    """Whether a name (or ``self.x``) node is where a statement binds it."""
+    child, parent = node, node.parent
+    while parent is not None and parent.type in _PATTERNS:
+        child, parent = parent, parent.parent
+    if parent is None:
+        return False
+    if parent.type == "delete_statement":
+        return True
+    binding_field = _BINDING_FIELDS.get(parent.type)
+    bound = parent.child_by_field_name(binding_field) if binding_field else None
+    return bound is not None and bound.id == child.id

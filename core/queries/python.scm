@@ -7,6 +7,7 @@
 ;   @import.* / @assign.*           import bindings and typed assignments (`name = Callee(...)`,
 ;                                   `self.attr = ...`, `attr: Type` in a class body)
 ;   @return.*                       what a function returns or yields
+;   @narrow.*                       an isinstance() test: what its subject is where it holds
 
 (class_definition name: (identifier) @name) @definition.class
 (function_definition name: (identifier) @name) @definition.function
@@ -119,14 +120,52 @@
 ; `x = a if cond else b`, `self.console = console if console else get_console()`: one
 ; assignment per branch, so that x holds what both agree on (`None` adds nothing); a branch of
 ; any other kind says nothing, and neither does the other then.
-(assignment left: (identifier) @assign.name right: (conditional_expression . (call function: (_) @assign.value) (_) [(call) (identifier) (attribute) (none)] .))
-(assignment left: (identifier) @assign.name right: (conditional_expression . [(call) (identifier) (attribute) (none)] (_) (call function: (_) @assign.value) .))
-(assignment left: (identifier) @assign.name right: (conditional_expression . [(identifier) (attribute)] @assign.alias (_) [(call) (identifier) (attribute) (none)] .))
-(assignment left: (identifier) @assign.name right: (conditional_expression . [(call) (identifier) (attribute) (none)] (_) [(identifier) (attribute)] @assign.alias .))
-(assignment left: (attribute object: (identifier) @assign.object attribute: (identifier) @assign.name) right: (conditional_expression . (call function: (_) @assign.value) (_) [(call) (identifier) (attribute) (none)] .))
-(assignment left: (attribute object: (identifier) @assign.object attribute: (identifier) @assign.name) right: (conditional_expression . [(call) (identifier) (attribute) (none)] (_) (call function: (_) @assign.value) .))
-(assignment left: (attribute object: (identifier) @assign.object attribute: (identifier) @assign.name) right: (conditional_expression . [(identifier) (attribute)] @assign.alias (_) [(call) (identifier) (attribute) (none)] .))
-(assignment left: (attribute object: (identifier) @assign.object attribute: (identifier) @assign.name) right: (conditional_expression . [(call) (identifier) (attribute) (none)] (_) [(identifier) (attribute)] @assign.alias .))
+(assignment left: (identifier) @assign.name right: [(conditional_expression . (call function: (_) @assign.value) (_) [(call) (identifier) (attribute) (none)] .) (parenthesized_expression (conditional_expression . (call function: (_) @assign.value) (_) [(call) (identifier) (attribute) (none)] .))])
+(assignment left: (identifier) @assign.name right: [(conditional_expression . [(call) (identifier) (attribute) (none)] (_) (call function: (_) @assign.value) .) (parenthesized_expression (conditional_expression . [(call) (identifier) (attribute) (none)] (_) (call function: (_) @assign.value) .))])
+(assignment left: (identifier) @assign.name right: [(conditional_expression . [(identifier) (attribute)] @assign.alias (_) [(call) (identifier) (attribute) (none)] .) (parenthesized_expression (conditional_expression . [(identifier) (attribute)] @assign.alias (_) [(call) (identifier) (attribute) (none)] .))])
+(assignment left: (identifier) @assign.name right: [(conditional_expression . [(call) (identifier) (attribute) (none)] (_) [(identifier) (attribute)] @assign.alias .) (parenthesized_expression (conditional_expression . [(call) (identifier) (attribute) (none)] (_) [(identifier) (attribute)] @assign.alias .))])
+(assignment left: (attribute object: (identifier) @assign.object attribute: (identifier) @assign.name) right: [(conditional_expression . (call function: (_) @assign.value) (_) [(call) (identifier) (attribute) (none)] .) (parenthesized_expression (conditional_expression . (call function: (_) @assign.value) (_) [(call) (identifier) (attribute) (none)] .))])
+(assignment left: (attribute object: (identifier) @assign.object attribute: (identifier) @assign.name) right: [(conditional_expression . [(call) (identifier) (attribute) (none)] (_) (call function: (_) @assign.value) .) (parenthesized_expression (conditional_expression . [(call) (identifier) (attribute) (none)] (_) (call function: (_) @assign.value) .))])
+(assignment left: (attribute object: (identifier) @assign.object attribute: (identifier) @assign.name) right: [(conditional_expression . [(identifier) (attribute)] @assign.alias (_) [(call) (identifier) (attribute) (none)] .) (parenthesized_expression (conditional_expression . [(identifier) (attribute)] @assign.alias (_) [(call) (identifier) (attribute) (none)] .))])
+(assignment left: (attribute object: (identifier) @assign.object attribute: (identifier) @assign.name) right: [(conditional_expression . [(call) (identifier) (attribute) (none)] (_) [(identifier) (attribute)] @assign.alias .) (parenthesized_expression (conditional_expression . [(call) (identifier) (attribute) (none)] (_) [(identifier) (attribute)] @assign.alias .))])
+; `if isinstance(node, Text):` (an `elif`, or `isinstance(...) and ...` too): within the block,
+; the subject (a name, or `self.x`) is an instance of the class, or of one of a tuple's
+; (narrow.*); after `assert isinstance(...)` or `if not isinstance(...): return` (raise,
+; continue, break), it is one in the rest of the block (narrow.after).
+(if_statement
+  condition: [(call function: (identifier) @_isinstance arguments: (argument_list . [(identifier) (attribute)] @narrow.subject . [(identifier) (attribute) (tuple)] @narrow.type .))
+              (boolean_operator left: (call function: (identifier) @_isinstance arguments: (argument_list . [(identifier) (attribute)] @narrow.subject . [(identifier) (attribute) (tuple)] @narrow.type .)) operator: "and")]
+  consequence: (block) @narrow.block
+  (#eq? @_isinstance "isinstance"))
+(elif_clause
+  condition: [(call function: (identifier) @_isinstance arguments: (argument_list . [(identifier) (attribute)] @narrow.subject . [(identifier) (attribute) (tuple)] @narrow.type .))
+              (boolean_operator left: (call function: (identifier) @_isinstance arguments: (argument_list . [(identifier) (attribute)] @narrow.subject . [(identifier) (attribute) (tuple)] @narrow.type .)) operator: "and")]
+  consequence: (block) @narrow.block
+  (#eq? @_isinstance "isinstance"))
+((assert_statement . (call function: (identifier) @_isinstance arguments: (argument_list . [(identifier) (attribute)] @narrow.subject . [(identifier) (attribute) (tuple)] @narrow.type .))) @narrow.after
+  (#eq? @_isinstance "isinstance"))
+((if_statement
+  condition: (not_operator argument: (call function: (identifier) @_isinstance arguments: (argument_list . [(identifier) (attribute)] @narrow.subject . [(identifier) (attribute) (tuple)] @narrow.type .)))
+  consequence: (block [(return_statement) (raise_statement) (continue_statement) (break_statement)] .)) @narrow.after
+  (#eq? @_isinstance "isinstance"))
+; `title = self.text or Text(...)`: either side, as for a conditional (`None or` adds nothing).
+(assignment left: (identifier) @assign.name right: [(boolean_operator left: (call function: (_) @assign.value) operator: "or" right: [(call) (identifier) (attribute) (none)]) (parenthesized_expression (boolean_operator left: (call function: (_) @assign.value) operator: "or" right: [(call) (identifier) (attribute) (none)]))])
+(assignment left: (identifier) @assign.name right: [(boolean_operator left: [(call) (identifier) (attribute) (none)] operator: "or" right: (call function: (_) @assign.value)) (parenthesized_expression (boolean_operator left: [(call) (identifier) (attribute) (none)] operator: "or" right: (call function: (_) @assign.value)))])
+(assignment left: (identifier) @assign.name right: [(boolean_operator left: [(identifier) (attribute)] @assign.alias operator: "or" right: [(call) (identifier) (attribute) (none)]) (parenthesized_expression (boolean_operator left: [(identifier) (attribute)] @assign.alias operator: "or" right: [(call) (identifier) (attribute) (none)]))])
+(assignment left: (identifier) @assign.name right: [(boolean_operator left: [(call) (identifier) (attribute) (none)] operator: "or" right: [(identifier) (attribute)] @assign.alias) (parenthesized_expression (boolean_operator left: [(call) (identifier) (attribute) (none)] operator: "or" right: [(identifier) (attribute)] @assign.alias))])
+(assignment left: (attribute object: (identifier) @assign.object attribute: (identifier) @assign.name) right: [(boolean_operator left: (call function: (_) @assign.value) operator: "or" right: [(call) (identifier) (attribute) (none)]) (parenthesized_expression (boolean_operator left: (call function: (_) @assign.value) operator: "or" right: [(call) (identifier) (attribute) (none)]))])
+(assignment left: (attribute object: (identifier) @assign.object attribute: (identifier) @assign.name) right: [(boolean_operator left: [(call) (identifier) (attribute) (none)] operator: "or" right: (call function: (_) @assign.value)) (parenthesized_expression (boolean_operator left: [(call) (identifier) (attribute) (none)] operator: "or" right: (call function: (_) @assign.value)))])
+(assignment left: (attribute object: (identifier) @assign.object attribute: (identifier) @assign.name) right: [(boolean_operator left: [(identifier) (attribute)] @assign.alias operator: "or" right: [(call) (identifier) (attribute) (none)]) (parenthesized_expression (boolean_operator left: [(identifier) (attribute)] @assign.alias operator: "or" right: [(call) (identifier) (attribute) (none)]))])
+(assignment left: (attribute object: (identifier) @assign.object attribute: (identifier) @assign.name) right: [(boolean_operator left: [(call) (identifier) (attribute) (none)] operator: "or" right: [(identifier) (attribute)] @assign.alias) (parenthesized_expression (boolean_operator left: [(call) (identifier) (attribute) (none)] operator: "or" right: [(identifier) (attribute)] @assign.alias))])
+; `TextType = Union[str, "Text"]` (`Optional[...]`, `A | B`, or any value declared `: TypeAlias`)
+; at the top of a module names a type that annotations use (assign.type_alias).
+((module (expression_statement (assignment left: (identifier) @assign.name
+   right: (subscript value: [(identifier) (attribute)] @_union) @assign.type_alias)))
+  (#match? @_union "(^|\\.)(Union|Optional)$"))
+(module (expression_statement (assignment left: (identifier) @assign.name
+  right: (binary_operator operator: "|") @assign.type_alias)))
+((module (expression_statement (assignment left: (identifier) @assign.name type: (type) @_alias right: (_) @assign.type_alias)))
+  (#match? @_alias "(^|\\.)TypeAlias$"))
 ; `GrpType = t.TypeVar("GrpType", bound=Group)` stands for its bound (assign.bound, before
 ; assign.value).
 (assignment left: (identifier) @assign.name
@@ -142,11 +181,15 @@
 ; What a function returns or yields (a pytest fixture's value), when it is a call or a name.
 (return_statement (call function: (_) @return.value))
 (return_statement (identifier) @return.name)
-; `return a if cond else b`: what both branches agree on, as for an assignment.
+; `return a if cond else b` (`return a or b`): what both branches agree on, as for an assignment.
 (return_statement (conditional_expression . (call function: (_) @return.value) (_) [(call) (identifier) (attribute) (none)] .))
 (return_statement (conditional_expression . [(call) (identifier) (attribute) (none)] (_) (call function: (_) @return.value) .))
 (return_statement (conditional_expression . (identifier) @return.name (_) [(call) (identifier) (attribute) (none)] .))
 (return_statement (conditional_expression . [(call) (identifier) (attribute) (none)] (_) (identifier) @return.name .))
+(return_statement (boolean_operator left: (call function: (_) @return.value) operator: "or" right: [(call) (identifier) (attribute) (none)]))
+(return_statement (boolean_operator left: [(call) (identifier) (attribute) (none)] operator: "or" right: (call function: (_) @return.value)))
+(return_statement (boolean_operator left: (identifier) @return.name operator: "or" right: [(call) (identifier) (attribute) (none)]))
+(return_statement (boolean_operator left: [(call) (identifier) (attribute) (none)] operator: "or" right: (identifier) @return.name))
 (expression_statement (yield (call function: (_) @return.value)) @return.yield)
 (expression_statement (yield (identifier) @return.name) @return.yield)
 
