@@ -1064,7 +1064,7 @@ class PythonResolver(Resolver):
         """``raw`` as used on ``line``: its head read as the binding that surely holds there
         when the function binds it more than once, else as ``_resolve_dotted`` reads it.
         ``made_there``: ``raw`` is what a binding on ``line`` is made from, read before it."""
-        narrowed = self._narrowed(path, scope, raw, line) if scope is not None else None
+        narrowed = self._narrowed(path, scope, raw, line) if scope is not None and "." in raw else None
         if narrowed is not None:
             return narrowed
         name = _IDENTIFIER.match(raw)
