@@ -136,6 +136,10 @@ def _is_builtin_instance(value: _Value) -> bool:
     return isinstance(value, _Ext) and value.name in _BUILTIN_VALUES and hasattr(builtins, value.name)
 
 
+def _is_property(symbol: _Symbol) -> bool:
+    return symbol.label == "Method" and any(_PROPERTY.fullmatch(d) for d in symbol.definition.decorators)
+
+
 def _lacks(option: _Inst | _Ext, attr: str) -> bool:
     """Whether a builtin type's instance has no attribute ``attr`` (``str`` has no ``copy``)."""
     return isinstance(option, _Ext) and not hasattr(getattr(builtins, option.name), attr)
@@ -572,7 +576,11 @@ class PythonResolver(Resolver):
             is_class = isinstance(value, _Ext) or (isinstance(value, _Sym) and value.symbol.label == "Class")
             return self._call_result(value) if is_class else None
         # An alias: `self.store = store` (a parameter's instance), `storage_class = MultiDict`
-        # (a class attribute holding a class or a function: calling it calls that).
+        # (a class attribute holding a class or a function: calling it calls that). An alias of
+        # a property holds what the property returns (`return self._src.current`); a property
+        # that returns itself finds nothing in `_call_result`'s cycle guard.
+        if isinstance(value, _Sym) and _is_property(value.symbol):
+            return self._made_from(kind, self._call_result(value))
         if isinstance(value, (_Inst, _Either)) or (isinstance(value, _Sym) and value.symbol.label in _CALLABLE_LABELS):
             return value
         return None
@@ -1154,7 +1162,7 @@ class PythonResolver(Resolver):
         if not isinstance(value, _Sym) or value.symbol.label not in ("Function", "Method"):
             return value
         decorators = value.symbol.definition.decorators
-        if value.symbol.label == "Method" and any(_PROPERTY.fullmatch(d) for d in decorators):
+        if _is_property(value.symbol):
             return self._call_result(value)
         if decorators:
             made = self._memo(("decorated", value.symbol.id), functools.partial(self._decorated, value.symbol))

@@ -1102,3 +1102,28 @@ def test_a_type_alias_a_union_with_a_builtin_and_an_or_hold_what_they_say():
     lines = call_lines(resolve(sources))
     assert lines[("use.titled", "text.Text.copy")] == {5, 7, 9, 15}
     assert lines[("use.titled", "title.upper")] == {6}
+
+
+def test_a_returned_attribute_and_a_property_returning_a_property_hold_what_they_read():
+    sources = {
+        "source.py": (
+            b"class Char(str):\n    def is_nl(self):\n        return self == '\\n'\n\n\n"
+            b"class Other:\n    def is_nl(self):\n        return False\n\n\n"
+            b"class Source:\n    def __init__(self):\n        self._current = Char()\n\n"
+            b"    @property\n    def current(self) -> Char:\n        return self._current\n"
+        ),
+        "parser.py": (
+            b"from source import Other, Source\n\n\n"
+            b"class Parser:\n    def __init__(self):\n        self._src = Source()\n\n"
+            b"    @property\n    def _char(self):\n        return self._src.current\n\n"  # 10
+            b"    def source(self):\n        return self._src\n\n"  # 13
+            b"    def either(self, flag):\n        return self._src.current if flag else Other()\n\n"  # 16
+            b"    def parse(self):\n"
+            b"        self._char.is_nl()\n"  # 19: a property's value read through another
+            b"        self.source().current.is_nl()\n"  # 20: a returned attribute
+            b"        self.either(True).is_nl()\n"  # 21: the branches disagree: no guess
+        ),
+    }
+    lines = call_lines(resolve(sources))
+    assert lines[("parser.Parser.parse", "source.Char.is_nl")] == {19, 20}
+    assert lines[("parser.Parser.parse", "self.either(True).is_nl")] == {21}

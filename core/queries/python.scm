@@ -178,20 +178,21 @@
   right: (call function: [(identifier) @_cast (attribute attribute: (identifier) @_cast)]
     arguments: (argument_list . [(identifier) (attribute) (string) (subscript)] @assign.cast))
   (#eq? @_cast "cast"))
-; What a function returns or yields (a pytest fixture's value), when it is a call or a name.
+; What a function returns or yields (a pytest fixture's value), when it is a call, a name or an
+; attribute (`return self._src`).
 (return_statement (call function: (_) @return.value))
-(return_statement (identifier) @return.name)
+(return_statement [(identifier) (attribute)] @return.name)
 ; `return a if cond else b` (`return a or b`): what both branches agree on, as for an assignment.
 (return_statement (conditional_expression . (call function: (_) @return.value) (_) [(call) (identifier) (attribute) (none)] .))
 (return_statement (conditional_expression . [(call) (identifier) (attribute) (none)] (_) (call function: (_) @return.value) .))
-(return_statement (conditional_expression . (identifier) @return.name (_) [(call) (identifier) (attribute) (none)] .))
-(return_statement (conditional_expression . [(call) (identifier) (attribute) (none)] (_) (identifier) @return.name .))
+(return_statement (conditional_expression . [(identifier) (attribute)] @return.name (_) [(call) (identifier) (attribute) (none)] .))
+(return_statement (conditional_expression . [(call) (identifier) (attribute) (none)] (_) [(identifier) (attribute)] @return.name .))
 (return_statement (boolean_operator left: (call function: (_) @return.value) operator: "or" right: [(call) (identifier) (attribute) (none)]))
 (return_statement (boolean_operator left: [(call) (identifier) (attribute) (none)] operator: "or" right: (call function: (_) @return.value)))
-(return_statement (boolean_operator left: (identifier) @return.name operator: "or" right: [(call) (identifier) (attribute) (none)]))
-(return_statement (boolean_operator left: [(call) (identifier) (attribute) (none)] operator: "or" right: (identifier) @return.name))
+(return_statement (boolean_operator left: [(identifier) (attribute)] @return.name operator: "or" right: [(call) (identifier) (attribute) (none)]))
+(return_statement (boolean_operator left: [(call) (identifier) (attribute) (none)] operator: "or" right: [(identifier) (attribute)] @return.name))
 (expression_statement (yield (call function: (_) @return.value)) @return.yield)
-(expression_statement (yield (identifier) @return.name) @return.yield)
+(expression_statement (yield [(identifier) (attribute)] @return.name) @return.yield)
 
 (module (expression_statement (assignment left: (identifier) @global)))
 
