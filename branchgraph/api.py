@@ -418,6 +418,10 @@ class Workspace(_OpenStores):
         # Opened once per thread (a pack file reader seeks, so threads must not share one);
         # dulwich re-reads refs on every lookup, so a kept Repo still sees new commits.
         self._git_repos = threading.local()
+        # Every thread's, so that closing the workspace closes their pack files (left to the
+        # garbage collector, dulwich's finalisers fail noisily at interpreter exit).
+        self._opened_repos: list[Repo] = []
+        self._opened_lock = threading.Lock()
         # Keys of repositories indexed before: they never change, so a request need not list
         # every branch record to find its repository's key.
         self._recorded_keys: dict[Path, str] = {}
@@ -447,7 +451,16 @@ class Workspace(_OpenStores):
         repos: dict[Path, Repo] = self._git_repos.__dict__.setdefault("by_root", {})
         if root not in repos:
             repos[root] = git.open_repo(root)
+            with self._opened_lock:
+                self._opened_repos.append(repos[root])
         return repos[root]
+
+    def close(self) -> None:
+        with self._opened_lock:
+            opened, self._opened_repos = self._opened_repos, []
+        for repo in opened:
+            repo.close()
+        super().close()
 
     def _key(self, root: Path) -> str:
         """The key the repository at ``root`` is stored under."""

@@ -19,6 +19,7 @@ import pytest
 from bad_input_corpus import BAD_INPUT_FILES, EXPECTED_INDEXED_FILES, EXPECTED_SKIPPED, EXPECTED_TEXT
 from click.testing import CliRunner
 from conftest import FIXTURES
+from dulwich.repo import Repo
 from gitrepo import commit_files, init_repo, read_tree
 
 from branchgraph import AmbiguousRepository, api
@@ -244,3 +245,29 @@ def test_a_postgresql_limit_is_an_error_of_the_statement_not_a_lost_connection(p
             )
         assert not isinstance(refused.value, StoreUnavailable)
         assert isinstance(store.branches(), list)  # and the store goes on working
+
+
+@pytest.mark.neo4j
+def test_a_script_that_closes_its_workspace_exits_without_noise(shop_repo: Path, config):
+    # The workspace's git repositories are closed with it: left to the garbage collector at
+    # interpreter exit, dulwich's finalisers print "Exception ignored" tracebacks.
+    api.ingest(shop_repo, config=config)
+    files = read_tree(FIXTURES / "shop")
+    files["src/shop/payments.py"] = files["src/shop/payments.py"] + b"\n\ndef audit():\n    return None\n"
+    commit_files(Repo(str(shop_repo)), files, message="audit")
+    subprocess.run(["git", "-C", str(shop_repo), "repack", "-a", "-d", "-q"], check=True)  # objects in a pack
+    api.ingest(shop_repo, config=config)
+    script = (
+        "import sys\nfrom pathlib import Path\nfrom branchgraph import api\nfrom branchgraph.core.config import Config\n"
+        "config = Config(neo4j_uri=sys.argv[2], database_url=sys.argv[3], embedder='hashing')\n"
+        "with api.Workspace(Path(sys.argv[1]), config=config) as ws:\n"
+        "    assert ws.impact(diff='HEAD').changed\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(shop_repo), config.neo4j_uri, config.database_url],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "Exception ignored" not in done.stderr, done.stderr
