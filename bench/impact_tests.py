@@ -76,6 +76,30 @@ def context_name(context: str) -> str:
     return ".".join(parts[module:])
 
 
+def _named_as_defined(
+    executed: dict[str, dict[int, set[str]]], suite: set[str], test_names: list[str]
+) -> tuple[dict[str, dict[int, set[str]]], set[str]]:
+    """Coverage's contexts with the tests a decorator wrapped named as they are defined.
+    Hypothesis's ``@given`` runs a test as an inner function of its own (``test_make.accept.
+    <locals>.test_immutable`` for ``test_make.TestAttribute.test_immutable``): such a context is
+    the test of that module and name, when exactly one test is (else it stays as it is, and
+    cannot be matched: counted as missed, not guessed)."""
+    by_module_and_name: dict[tuple[str, str], list[str]] = {}
+    for test in test_names:
+        by_module_and_name.setdefault((test.split(".", 1)[0], test.rsplit(".", 1)[-1]), []).append(test)
+
+    def defined(context: str) -> str:
+        if ".<locals>." not in context:
+            return context
+        found = by_module_and_name.get((context.split(".", 1)[0], context.rsplit(".", 1)[-1]), [])
+        return found[0] if len(found) == 1 else context
+
+    renamed = {
+        path: {line: {defined(t) for t in tests} for line, tests in lines.items()} for path, lines in executed.items()
+    }
+    return renamed, {defined(t) for t in suite}
+
+
 def score(name: str, repo: str, tests: str, depth: int, extra: list[str], tmp: Path, dump: Path | None) -> None:
     checkout = tmp / name
     run(["git", "clone", "-q", repo, str(checkout)], tmp)
@@ -92,9 +116,19 @@ def score(name: str, repo: str, tests: str, depth: int, extra: list[str], tmp: P
             {"repo": summary.repo, "branch": summary.branch},
             limit=100_000,
         )
+        test_names = [
+            short(r["q"], r["path"])
+            for r in ws.graph.read_query(
+                "MATCH (s {repo: $repo, branch: $branch}) WHERE (s:Function OR s:Method) AND s.is_test "
+                "RETURN s.qualname AS q, s.path AS path",
+                {"repo": summary.repo, "branch": summary.branch},
+                limit=100_000,
+            )
+        ]
     if not executed:
         print(f"{name}: no test executed the code (does `pytest {tests}` pass in {checkout}? pin with --pip)")
         return
+    executed, suite = _named_as_defined(executed, suite, test_names)
     recalls, shares, needed, rows = [], [], [], []
     for s in symbols:
         spec = language_for_path(s["path"])
