@@ -1127,3 +1127,27 @@ def test_a_returned_attribute_and_a_property_returning_a_property_hold_what_they
     lines = call_lines(resolve(sources))
     assert lines[("parser.Parser.parse", "source.Char.is_nl")] == {19, 20}
     assert lines[("parser.Parser.parse", "self.either(True).is_nl")] == {21}
+
+
+def test_a_chained_assignment_binds_every_name_it_lists():
+    sources = {
+        "pkg/__init__.py": (
+            b"from pkg.make import attrs, Store\n\n"
+            b"s = attributes = attrs\n"  # attrs' own package binds its API so
+            b"store = shared = Store()\n"
+        ),
+        "pkg/make.py": (b"def attrs(cls):\n    return cls\n\n\nclass Store:\n    def save(self):\n        pass\n"),
+        "use.py": (
+            b"import pkg\nfrom pkg import shared\n\n\n"
+            b"def build():\n"
+            b"    pkg.s(object)\n"  # 6
+            b"    pkg.attributes(object)\n"  # 7
+            b"    shared.save()\n"  # 8
+            b"    pkg.store.save()\n"  # 9
+            b"    first = second = third = pkg.Store()\n"
+            b"    first.save()\n    third.save()\n"  # 11, 12
+        ),
+    }
+    lines = call_lines(resolve(sources))
+    assert lines[("use.build", "pkg.make.attrs")] == {6, 7}
+    assert lines[("use.build", "pkg.make.Store.save")] == {8, 9, 11, 12}

@@ -105,6 +105,14 @@
 ; A name bound to another (`cls = self.storage_class`, `storage_class = MultiDict` in a class
 ; body): calling it calls what that holds.
 (assignment left: (identifier) @assign.name right: [(identifier) (attribute)] @assign.alias)
+; A chained assignment binds every name it lists to the value on its right (`s = attributes =
+; attrs` in attrs' package, `a = b = Store()`), up to three names.
+(assignment left: (identifier) @assign.name right: (assignment right: (call function: (_) @assign.value)))
+(assignment left: (identifier) @assign.name
+  right: (assignment right: (assignment right: (call function: (_) @assign.value))))
+(assignment left: (identifier) @assign.name right: (assignment right: [(identifier) (attribute)] @assign.alias))
+(assignment left: (identifier) @assign.name
+  right: (assignment right: (assignment right: [(identifier) (attribute)] @assign.alias)))
 ; `with Builder.from_environ(env) as builder:` holds what the value's `__enter__` returns;
 ; `for rule in factory.get_rules(map):` holds an element of what the call returns, `for tag in
 ; self.order:` one of what `self.order` is declared as (`self.order: list[JSONTag] = []`).
@@ -195,6 +203,8 @@
 (expression_statement (yield [(identifier) (attribute)] @return.name) @return.yield)
 
 (module (expression_statement (assignment left: (identifier) @global)))
+(module (expression_statement (assignment right: (assignment left: (identifier) @global))))
+(module (expression_statement (assignment right: (assignment right: (assignment left: (identifier) @global)))))
 
 ; Call sites whose arguments matter (@site.*: core/extract.CallSite), read by ingest/http_endpoints:
 ; route decorators and client calls with a URL-like first argument (a path, an absolute URL, an
