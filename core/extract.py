@@ -26,7 +26,7 @@ from branchgraph.core.languages import Conventions, language_named, new_parser, 
 from branchgraph.core.model import content_hash
 
 # Bumped whenever extraction output changes, so caches keyed by blob SHA are invalidated.
-EXTRACTOR_VERSION = 34
+EXTRACTOR_VERSION = 37
 
 _MAX_RAW = 200
 # A type annotation is kept longer: a generic function type or builder type cut short says
@@ -59,6 +59,9 @@ _ASSIGN_KINDS = (
     ("assign.jsx", "jsx"),
     ("assign.jsx_element", "jsx_element"),
     ("assign.property", "property"),
+    ("assign.unpacked_call", "unpacked_call"),
+    ("assign.unpacked_element", "unpacked_element"),
+    ("assign.opaque", "opaque"),
 )
 # Assignment kinds that say what a binding matched as other kinds on the same line holds.
 _SUPERSEDES = {
@@ -66,6 +69,12 @@ _SUPERSEDES = {
     "cast": ("call",),
     "bound": ("call",),
     "type_alias": ("literal", "annotation"),
+    "call": ("opaque",),  # `a, b = Store(), pair`: `a` is followed, `b` bound to what is not
+    "alias": ("opaque",),
+    "iterated": ("opaque",),  # `for i, line in enumerate(lines)`
+    "iterated_name": ("opaque",),
+    "unpacked_call": ("opaque",),
+    "unpacked_element": ("opaque",),
 }
 _RETURN_KINDS = (("return.value", "call"), ("return.name", "alias"), ("return.module", "module"))
 # A literal's builtin type (an ``assign.literal`` assignment's callee).
@@ -592,7 +601,11 @@ def extract(language: str, data: bytes) -> ParsedFile:
                     scope=scopes.innermost(node.start_byte, node.end_byte),
                     kind=kind,
                     argument=slot.argument if slot else None,
-                    position=slot.position if slot else _element_position(node) if kind == "unpacked" else None,
+                    position=slot.position
+                    if slot
+                    else _element_position(node)
+                    if kind in ("unpacked", "unpacked_call", "unpacked_element")
+                    else None,
                     key=slot.key if slot else _destructured_key(caps, node) if kind == "destructured" else None,
                 )
             )
@@ -634,7 +647,9 @@ def extract(language: str, data: bytes) -> ParsedFile:
     # `f = partial(g, ...)`, `x = cast(T, y)` and `T = TypeVar("T", bound=B)` matched as calls
     # too: g, T and B say what they hold; `T: TypeAlias = "Text"` matched as an annotation and
     # a literal too: the alias says it.
-    superseding = {(a.name, a.line, a.scope): _SUPERSEDES[a.kind] for a in assignments if a.kind in _SUPERSEDES}
+    superseding: dict[tuple[str, int, int | None], set[str]] = {}
+    for a in assignments:
+        superseding.setdefault((a.name, a.line, a.scope), set()).update(_SUPERSEDES.get(a.kind, ()))
     if superseding:
         assignments = [a for a in assignments if a.kind not in superseding.get((a.name, a.line, a.scope), ())]
     # An array method's callback takes the array's elements (kind element), whatever the

@@ -61,7 +61,8 @@ _VALUE_LABELS = ("Class", "Function", "Method")
 # Bindings of a local that hold a value made at run time (a parameter, a literal, an element),
 # never a symbol (a call's result may be: a decorator returns a function).
 _COMPUTED_BINDINGS = frozenset(
-    {"parameter", "literal", "annotated", "entered", "iterated", "iterated_name", "caught", "cast"} | {"type_alias"}
+    {"parameter", "literal", "annotated", "entered", "iterated", "iterated_name", "caught", "cast"}
+    | {"type_alias", "opaque", "unpacked_call", "unpacked_element"}
 )
 _PROPERTY = re.compile(r"(?:functools\.)?(?:property|cached_property)")
 _ACCESSOR = re.compile(r"\w+\.(?:setter|deleter)")
@@ -151,7 +152,7 @@ _CALLABLE_LABELS = ("Class", "Function", "Method")
 # Bindings made by assignments (not by a def, an import or an annotation).
 _ASSIGNED = frozenset(
     {"call_result", "alias", "wraps", "entered", "iterated", "iterated_name", "literal", "parameter"}
-    | {"caught", "cast", "bound"}
+    | {"caught", "cast", "bound", "opaque", "unpacked_call", "unpacked_element"}
 )
 # A method's receiver is its class's instance (or the class), not an unknown parameter.
 _RECEIVERS = frozenset({"self", "cls", "mcs", "metacls", "klass"})
@@ -542,6 +543,12 @@ class PythonResolver(Resolver):
             return self._annotated(path, binding[1], binding[2])
         if kind in ("call_result", "alias", "entered", "iterated", "caught"):
             return self._made_from(kind, self._bound_value(path, binding, line))
+        if kind == "opaque":  # `a, b = pair`: bound to what is not followed
+            return None
+        if kind == "unpacked_call":  # `a, b = f()`: f's declared tuple, in a's or b's place
+            return self._unpacked(self._bound_value(path, binding, line), binding[3])
+        if kind == "unpacked_element":  # `for a, b in pairs`: the declared element tuple's place
+            return self._element_place_of_name(path, binding[2], binding[1], binding[3])
         if kind == "literal":  # `errors = []`: a builtin's value
             return _Ext(binding[1])
         if kind == "parameter":
@@ -584,6 +591,19 @@ class PythonResolver(Resolver):
         if isinstance(value, (_Inst, _Either)) or (isinstance(value, _Sym) and value.symbol.label in _CALLABLE_LABELS):
             return value
         return None
+
+    def _unpacked(self, callee: _Value, position: int) -> _Value:
+        """What a call's result holds at ``position`` when its function declares a tuple of
+        that many places or more (``-> Tuple[Segment, Segment]``, ``-> tuple[A, B | None]``);
+        None for any other result (``tuple[A, ...]`` included)."""
+        if not isinstance(callee, _Sym) or callee.symbol.label not in ("Function", "Method"):
+            return None
+        symbol = callee.symbol
+        declared = self.return_types.get((symbol.file.path, symbol.index))
+        places = _tuple_places(declared) if declared is not None else None
+        if places is None or position >= len(places) or "..." in places:
+            return None
+        return self._annotated(symbol.file.path, places[position], symbol.definition.parent, method=symbol)
 
     def _bound_value(self, path: str, binding: _Binding, line: int | None) -> _Value:
         """The value a binding is made from (``callee`` of ``x = callee(...)``)."""
@@ -705,6 +725,18 @@ class PythonResolver(Resolver):
             if isinstance(iterate, _Sym) and iterate.symbol.label == "Method":
                 return self._call_result(iterate, unwrap=_ITERABLES)
         return None
+
+    def _element_place_of_name(self, path: str, scope: int | None, raw: str, position: int) -> _Value:
+        """``for a, b in name``: what every declaration of ``name`` as a container of tuples
+        (``list[tuple[Part, bytes]]``) says the element holds at ``position``."""
+        found = set()
+        for where, annotation, at in self._declarations(path, scope, raw, 0):
+            element = _element_annotation(annotation)
+            places = _tuple_places(element) if element is not None else None
+            if places is None or position >= len(places) or "..." in places:
+                return None
+            found.add(self._annotated(where, places[position], at))
+        return found.pop() if len(found) == 1 else None
 
     def _declarations(self, path: str, scope: int | None, raw: str, depth: int) -> list[tuple[str, str, int | None]]:
         """The annotations that say what a name or a ``self`` attribute holds, each (path,
@@ -1076,11 +1108,30 @@ class PythonResolver(Resolver):
         if narrowed is not None:
             return narrowed
         name = _IDENTIFIER.match(raw)
-        binding = self._rebound(path, scope, name.group(0), line, made_there) if name and scope is not None else None
-        chain = _head_and_steps(raw) if binding is not None else None
-        if binding is None or chain is None:
+        chain = _head_and_steps(raw) if name and scope is not None else None
+        if chain is None or scope is None:
             return self._resolve_dotted(path, scope, raw)
-        return self._walk_steps(self._resolve_binding(path, *binding), chain[1], raw)
+        local = chain[0]
+        binding = self._rebound(path, scope, local, line, made_there)
+        if binding is not None:
+            return self._walk_steps(self._resolve_binding(path, *binding), chain[1], raw)
+        agreed = self._memo(("agreed", path, scope, local), lambda: self._agreed_where_made(path, scope, local))
+        if agreed is None:
+            return self._resolve_dotted(path, scope, raw)
+        return self._walk_steps(agreed[0], chain[1], raw)
+
+    def _agreed_where_made(self, path: str, scope: int, name: str) -> tuple[_Value] | None:
+        """What every binding of a local bound more than once agrees on, each read on the line
+        it is made on (``a, b = b, a`` reads ``b`` as it stood there, not as the swap leaves
+        it): what a use holds where no one binding surely does. None when the name has one
+        binding, or one that cannot be placed (then the bindings' table says it)."""
+        table = self.bindings.get((path, scope), {})
+        if table.get(name, ("",))[0] != "any_of":
+            return None
+        points = self._binding_points.get((path, scope), {}).get(name, [])
+        if not set(table[name][1]) <= {p[3] for p in points}:
+            return None
+        return (_either({self._resolve_binding(path, p[3], p[0]) for p in points}),)
 
     def _narrowed(self, path: str, scope: int, raw: str, line: int) -> _Value:
         """``raw`` on ``line`` read from the innermost ``isinstance(subject, T)`` test that holds
@@ -1508,6 +1559,29 @@ def resolve_python(
     return PythonResolver(repo, branch, files).build()
 
 
+def _element_annotation(raw: str) -> str | None:
+    """What a declared container's elements are declared as: ``list[tuple[A, B]]`` ->
+    ``tuple[A, B]`` (an optional container's too: ``Optional[List[X]]`` -> ``X``)."""
+    text = raw.strip().strip("\"'")
+    head, _, rest = text.partition("[")
+    name = head.strip().rsplit(".", 1)[-1]
+    if not rest.endswith("]"):
+        return None
+    arguments = [a.strip() for a in _split_top_level(rest[:-1], ",")]
+    if name == "Optional" and len(arguments) == 1:
+        return _element_annotation(arguments[0])
+    return arguments[0] if name in _ITERABLES and name not in ("tuple", "Tuple") and arguments else None
+
+
+def _tuple_places(raw: str) -> list[str] | None:
+    """The places of a declared tuple (``Tuple["A", B]``, ``tuple[A, B]``): their annotations."""
+    text = raw.strip().strip("\"'")
+    head, _, rest = text.partition("[")
+    if head.strip().rsplit(".", 1)[-1] not in ("Tuple", "tuple") or not rest.endswith("]"):
+        return None
+    return [place.strip() for place in _split_top_level(rest[:-1], ",")]
+
+
 def _annotation_types(raw: str, unwrap: frozenset[str] = frozenset()) -> list[tuple[str, bool]]:
     """The types an annotation says a value may be, each as (dotted name, whether it is the
     class object itself): ``Optional["Store"]`` -> [("Store", False)], ``A | None`` -> [("A",
@@ -1618,6 +1692,8 @@ def _local_binding(a: Assignment) -> _Binding:
     ``x = y`` holds what y holds; ``with callee(...) as x`` what its ``__enter__`` gives;
     ``for x in callee(...)`` an element of what the call returns."""
     kind = "wraps" if a.kind == "partial" else a.kind if a.kind in _ASSIGNED else "call_result"
+    if kind in ("unpacked_call", "unpacked_element"):
+        return (kind, a.callee, a.scope, a.position or 0)
     return (kind, a.callee, a.scope)
 
 

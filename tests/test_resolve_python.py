@@ -1151,3 +1151,30 @@ def test_a_chained_assignment_binds_every_name_it_lists():
     lines = call_lines(resolve(sources))
     assert lines[("use.build", "pkg.make.attrs")] == {6, 7}
     assert lines[("use.build", "pkg.make.Store.save")] == {8, 9, 11, 12}
+
+
+def test_tuples_bind_each_name_in_its_place_and_what_they_do_not_say_binds_to_nothing():
+    sources = {
+        "store.py": (
+            b"class Store:\n    def save(self):\n        pass\n\n\nclass Box:\n    def open(self):\n        pass\n"
+        ),
+        "use.py": (
+            b"from typing import List, Tuple\n"
+            b"from store import Box, Store\n\n\n"
+            b'def pair() -> Tuple["Store", Box]:\n    return Store(), Box()\n\n\n'  # 5
+            b"class App:\n"  # 9
+            b"    def build(self, middleware, pairs: List[Tuple[Box, Store]], first: Store, second: Store):\n"
+            b"        s, b = Store(), Box()\n        s.save()\n        b.open()\n"  # 12, 13
+            b"        if (made := Store()):\n            made.save()\n"  # 15
+            b"        one, two = pair()\n        one.save()\n        two.open()\n"  # 17, 18
+            b"        for box, store in pairs:\n            box.open()\n            store.save()\n"  # 20, 21
+            b"        for i, item in enumerate(pairs):\n            pass\n"
+            b"        for cls, args in middleware:\n            cls(args)\n"  # 25: not App
+            b"        x = Store()\n        if middleware:\n            x, y = second, first\n        x.save()\n"  # 29
+        ),
+    }
+    lines = call_lines(resolve(sources))
+    assert lines[("use.App.build", "store.Store.save")] == {12, 15, 17, 21, 29}
+    assert lines[("use.App.build", "store.Box.open")] == {13, 18, 20}
+    assert lines[("use.App.build", "cls")] == {25}
+    assert ("use.App.build", "use.App") not in lines

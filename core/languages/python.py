@@ -109,7 +109,11 @@ def binding_reach(name: Node) -> tuple[list[int], list[list[int]]] | None:
             reach = [node.start_point[0] + 1, node.end_point[0] + 1]
             break
         if kind in ("block", "module"):
-            reach = [node.end_point[0] + 2, parent.end_point[0] + 1]
+            # `if (user := find(uid)):` holds from the test on, its own statement's body too.
+            first = (
+                name.start_point[0] + 1 if name.parent is not None and name.parent.type == "named_expression" else None
+            )
+            reach = [first or node.end_point[0] + 2, parent.end_point[0] + 1]
             break
         if kind in _SCOPE_NODES:
             return None

@@ -113,6 +113,46 @@
 (assignment left: (identifier) @assign.name right: (assignment right: [(identifier) (attribute)] @assign.alias))
 (assignment left: (identifier) @assign.name
   right: (assignment right: (assignment right: [(identifier) (attribute)] @assign.alias)))
+; `a, b = Store(), cache` binds each name to the value in its place (up to the third), and
+; `if (user := find(uid)):` binds `user` as `user = find(uid)` would.
+(assignment left: (pattern_list . (identifier) @assign.name) right: (expression_list . (call function: (_) @assign.value)))
+(assignment left: (pattern_list . (_) . (identifier) @assign.name)
+  right: (expression_list . (_) . (call function: (_) @assign.value)))
+(assignment left: (pattern_list . (_) . (_) . (identifier) @assign.name)
+  right: (expression_list . (_) . (_) . (call function: (_) @assign.value)))
+(assignment left: (pattern_list . (identifier) @assign.name) right: (expression_list . [(identifier) (attribute)] @assign.alias))
+(assignment left: (pattern_list . (_) . (identifier) @assign.name)
+  right: (expression_list . (_) . [(identifier) (attribute)] @assign.alias))
+(assignment left: (pattern_list . (_) . (_) . (identifier) @assign.name)
+  right: (expression_list . (_) . (_) . [(identifier) (attribute)] @assign.alias))
+; `before, after = segment.split_cells(n)`: each name is what the call's declared tuple
+; (`-> Tuple[Segment, Segment]`) holds in its place (assign.unpacked_call).
+(assignment left: (pattern_list (identifier) @assign.name) right: (call function: (_) @assign.unpacked_call))
+(named_expression name: (identifier) @assign.name value: (call function: (_) @assign.value))
+(named_expression name: (identifier) @assign.name value: [(identifier) (attribute)] @assign.alias)
+; A name a tuple binds from what is not followed (`a, b = pair`, `for k, v in d.items():`) is
+; bound all the same, to something unknown (assign.opaque): it shadows outer names, and makes a
+; second binding of it no sure thing. A binding of the name on that line that is followed (the
+; patterns above) supersedes it.
+(assignment left: [(pattern_list (identifier) @assign.name @assign.opaque) (tuple_pattern (identifier) @assign.name @assign.opaque)])
+(for_statement left: [(pattern_list (identifier) @assign.name @assign.opaque) (tuple_pattern (identifier) @assign.name @assign.opaque)])
+(for_in_clause left: [(pattern_list (identifier) @assign.name @assign.opaque) (tuple_pattern (identifier) @assign.name @assign.opaque)])
+; `for part, data in self._parts:` with `_parts: list[tuple[Part, bytes]]`: each name is what the
+; declared element tuple holds in its place (assign.unpacked_element).
+(for_statement left: (pattern_list (identifier) @assign.name) right: [(identifier) (attribute)] @assign.unpacked_element)
+; `for i, line in enumerate(self._lines):`: `line` is an element of what enumerate is given.
+(for_statement left: (pattern_list . (identifier) . (identifier) @assign.name .)
+  right: (call function: (identifier) @_enumerate arguments: (argument_list . (call function: (_) @assign.iterated) .))
+  (#eq? @_enumerate "enumerate"))
+(for_statement left: (pattern_list . (identifier) . (identifier) @assign.name .)
+  right: (call function: (identifier) @_enumerate arguments: (argument_list . [(identifier) (attribute)] @assign.iterated_name .))
+  (#eq? @_enumerate "enumerate"))
+(for_in_clause left: (pattern_list . (identifier) . (identifier) @assign.name .)
+  right: (call function: (identifier) @_enumerate arguments: (argument_list . (call function: (_) @assign.iterated) .))
+  (#eq? @_enumerate "enumerate"))
+(for_in_clause left: (pattern_list . (identifier) . (identifier) @assign.name .)
+  right: (call function: (identifier) @_enumerate arguments: (argument_list . [(identifier) (attribute)] @assign.iterated_name .))
+  (#eq? @_enumerate "enumerate"))
 ; `with Builder.from_environ(env) as builder:` holds what the value's `__enter__` returns;
 ; `for rule in factory.get_rules(map):` holds an element of what the call returns, `for tag in
 ; self.order:` one of what `self.order` is declared as (`self.order: list[JSONTag] = []`).
@@ -203,6 +243,7 @@
 (expression_statement (yield [(identifier) (attribute)] @return.name) @return.yield)
 
 (module (expression_statement (assignment left: (identifier) @global)))
+(module (expression_statement (assignment left: (pattern_list (identifier) @global))))
 (module (expression_statement (assignment right: (assignment left: (identifier) @global))))
 (module (expression_statement (assignment right: (assignment right: (assignment left: (identifier) @global)))))
 
