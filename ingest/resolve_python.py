@@ -1115,6 +1115,9 @@ class PythonResolver(Resolver):
         binding = self._rebound(path, scope, local, line, made_there)
         if binding is not None:
             return self._walk_steps(self._resolve_binding(path, *binding), chain[1], raw)
+        bound = self.bindings.get((path, scope), {}).get(local)
+        if bound is None or bound[0] != "any_of":
+            return self._resolve_dotted(path, scope, raw)  # bound once here, or not here
         agreed = self._memo(("agreed", path, scope, local), lambda: self._agreed_where_made(path, scope, local))
         if agreed is None:
             return self._resolve_dotted(path, scope, raw)
