@@ -1126,13 +1126,11 @@ class PythonResolver(Resolver):
     def _agreed_where_made(self, path: str, scope: int, name: str) -> tuple[_Value] | None:
         """What every binding of a local bound more than once agrees on, each read on the line
         it is made on (``a, b = b, a`` reads ``b`` as it stood there, not as the swap leaves
-        it): what a use holds where no one binding surely does. None when the name has one
-        binding, or one that cannot be placed (then the bindings' table says it)."""
-        table = self.bindings.get((path, scope), {})
-        if table.get(name, ("",))[0] != "any_of":
-            return None
+        it): what a use holds where no one binding surely does. None when one of them cannot
+        be placed (then the bindings' table says it)."""
+        bindings = self.bindings.get((path, scope), {})[name][1]
         points = self._binding_points.get((path, scope), {}).get(name, [])
-        if not set(table[name][1]) <= {p[3] for p in points}:
+        if not set(bindings) <= {p[3] for p in points}:
             return None
         return (_either({self._resolve_binding(path, p[3], p[0]) for p in points}),)
 
@@ -1562,27 +1560,31 @@ def resolve_python(
     return PythonResolver(repo, branch, files).build()
 
 
+def _generic(raw: str) -> tuple[str, list[str]] | None:
+    """A subscripted annotation's last name and arguments: ``t.List[tuple[A, B]]`` -> ("List",
+    ["tuple[A, B]"]); None for any other."""
+    head, _, rest = raw.strip().strip("\"'").partition("[")
+    if not rest.endswith("]"):
+        return None
+    return head.strip().rsplit(".", 1)[-1], [a.strip() for a in _split_top_level(rest[:-1], ",")]
+
+
 def _element_annotation(raw: str) -> str | None:
     """What a declared container's elements are declared as: ``list[tuple[A, B]]`` ->
     ``tuple[A, B]`` (an optional container's too: ``Optional[List[X]]`` -> ``X``)."""
-    text = raw.strip().strip("\"'")
-    head, _, rest = text.partition("[")
-    name = head.strip().rsplit(".", 1)[-1]
-    if not rest.endswith("]"):
+    generic = _generic(raw)
+    if generic is None or not generic[1]:
         return None
-    arguments = [a.strip() for a in _split_top_level(rest[:-1], ",")]
+    name, arguments = generic
     if name == "Optional" and len(arguments) == 1:
         return _element_annotation(arguments[0])
-    return arguments[0] if name in _ITERABLES and name not in ("tuple", "Tuple") and arguments else None
+    return arguments[0] if name in _ITERABLES and name not in ("tuple", "Tuple") else None
 
 
 def _tuple_places(raw: str) -> list[str] | None:
     """The places of a declared tuple (``Tuple["A", B]``, ``tuple[A, B]``): their annotations."""
-    text = raw.strip().strip("\"'")
-    head, _, rest = text.partition("[")
-    if head.strip().rsplit(".", 1)[-1] not in ("Tuple", "tuple") or not rest.endswith("]"):
-        return None
-    return [place.strip() for place in _split_top_level(rest[:-1], ",")]
+    generic = _generic(raw)
+    return generic[1] if generic is not None and generic[0] in ("Tuple", "tuple") else None
 
 
 def _annotation_types(raw: str, unwrap: frozenset[str] = frozenset()) -> list[tuple[str, bool]]:
@@ -1693,7 +1695,8 @@ def _visible_scopes(defs: list[Definition], scope: int | None) -> Iterator[tuple
 def _local_binding(a: Assignment) -> _Binding:
     """``f = partial(g, ...)`` holds g; ``x = callee(...)`` holds what the call returns;
     ``x = y`` holds what y holds; ``with callee(...) as x`` what its ``__enter__`` gives;
-    ``for x in callee(...)`` an element of what the call returns."""
+    ``for x in callee(...)`` an element of what the call returns; a tuple's name keeps its
+    place (``a, b = f()``)."""
     kind = "wraps" if a.kind == "partial" else a.kind if a.kind in _ASSIGNED else "call_result"
     if kind in ("unpacked_call", "unpacked_element"):
         return (kind, a.callee, a.scope, a.position or 0)
