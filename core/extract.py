@@ -26,7 +26,7 @@ from branchgraph.core.languages import Conventions, language_named, new_parser, 
 from branchgraph.core.model import content_hash
 
 # Bumped whenever extraction output changes, so caches keyed by blob SHA are invalidated.
-EXTRACTOR_VERSION = 37
+EXTRACTOR_VERSION = 38
 
 _MAX_RAW = 200
 # A type annotation is kept longer: a generic function type or builder type cut short says
@@ -61,6 +61,8 @@ _ASSIGN_KINDS = (
     ("assign.property", "property"),
     ("assign.unpacked_call", "unpacked_call"),
     ("assign.unpacked_element", "unpacked_element"),
+    ("assign.mapping_items", "mapping_items"),
+    ("assign.mapping_values", "mapping_values"),
     ("assign.opaque", "opaque"),
 )
 # Assignment kinds that say what a binding matched as other kinds on the same line holds.
@@ -75,6 +77,8 @@ _SUPERSEDES = {
     "iterated_name": ("opaque",),
     "unpacked_call": ("opaque",),
     "unpacked_element": ("opaque",),
+    "mapping_items": ("opaque",),
+    "mapping_values": ("iterated",),  # `for v in d.values()` matched as iterating a call too
 }
 _RETURN_KINDS = (("return.value", "call"), ("return.name", "alias"), ("return.module", "module"))
 # A literal's builtin type (an ``assign.literal`` assignment's callee).
@@ -604,7 +608,7 @@ def extract(language: str, data: bytes) -> ParsedFile:
                     position=slot.position
                     if slot
                     else _element_position(node)
-                    if kind in ("unpacked", "unpacked_call", "unpacked_element")
+                    if kind in ("unpacked", "unpacked_call", "unpacked_element", "mapping_items")
                     else None,
                     key=slot.key if slot else _destructured_key(caps, node) if kind == "destructured" else None,
                 )

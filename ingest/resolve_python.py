@@ -62,7 +62,7 @@ _VALUE_LABELS = ("Class", "Function", "Method")
 # never a symbol (a call's result may be: a decorator returns a function).
 _COMPUTED_BINDINGS = frozenset(
     {"parameter", "literal", "annotated", "entered", "iterated", "iterated_name", "caught", "cast"}
-    | {"type_alias", "opaque", "unpacked_call", "unpacked_element"}
+    | {"type_alias", "opaque", "unpacked_call", "unpacked_element", "mapping_items", "mapping_values"}
 )
 _PROPERTY = re.compile(r"(?:functools\.)?(?:property|cached_property)")
 _ACCESSOR = re.compile(r"\w+\.(?:setter|deleter)")
@@ -82,6 +82,8 @@ _ITERABLES = _GENERATORS | frozenset(
     {"list", "List", "set", "Set", "frozenset", "FrozenSet", "Sequence", "MutableSequence", "Collection"}
     | {"AbstractSet", "MutableSet", "Deque", "deque", "tuple", "Tuple", "KeysView", "ValuesView"}
 )
+# What `for k, v in d.items()` reads the key and value types of (`dict[str, Field]`).
+_MAPPINGS = frozenset({"dict", "Dict", "Mapping", "MutableMapping", "OrderedDict", "DefaultDict", "defaultdict"})
 _CONTEXT_MANAGER = re.compile(r"(?:contextlib\.)?(?:async)?contextmanager")
 
 
@@ -152,7 +154,7 @@ _CALLABLE_LABELS = ("Class", "Function", "Method")
 # Bindings made by assignments (not by a def, an import or an annotation).
 _ASSIGNED = frozenset(
     {"call_result", "alias", "wraps", "entered", "iterated", "iterated_name", "literal", "parameter"}
-    | {"caught", "cast", "bound", "opaque", "unpacked_call", "unpacked_element"}
+    | {"caught", "cast", "bound", "opaque", "unpacked_call", "unpacked_element", "mapping_items", "mapping_values"}
 )
 # A method's receiver is its class's instance (or the class), not an unknown parameter.
 _RECEIVERS = frozenset({"self", "cls", "mcs", "metacls", "klass"})
@@ -549,6 +551,8 @@ class PythonResolver(Resolver):
             return self._unpacked(self._bound_value(path, binding, line), binding[3])
         if kind == "unpacked_element":  # `for a, b in pairs`: the declared element tuple's place
             return self._element_place_of_name(path, binding[2], binding[1], binding[3])
+        if kind in ("mapping_items", "mapping_values"):  # `for k, v in d.items()`, `for v in d.values()`
+            return self._mapping_place_of_name(path, binding[2], binding[1], binding[3] if len(binding) > 3 else 1)
         if kind == "literal":  # `errors = []`: a builtin's value
             return _Ext(binding[1])
         if kind == "parameter":
@@ -736,6 +740,17 @@ class PythonResolver(Resolver):
             if places is None or position >= len(places) or "..." in places:
                 return None
             found.add(self._annotated(where, places[position], at))
+        return found.pop() if len(found) == 1 else None
+
+    def _mapping_place_of_name(self, path: str, scope: int | None, raw: str, position: int) -> _Value:
+        """A key (``position`` 0) or a value (1) of what every declaration of ``name`` says it
+        maps (``fields: dict[str, Field]``, ``Mapping[str, Field]``)."""
+        found = set()
+        for where, annotation, at in self._declarations(path, scope, raw, 0):
+            generic = _generic(annotation)
+            if generic is None or generic[0] not in _MAPPINGS or len(generic[1]) != 2 or position > 1:
+                return None
+            found.add(self._annotated(where, generic[1][position], at))
         return found.pop() if len(found) == 1 else None
 
     def _declarations(self, path: str, scope: int | None, raw: str, depth: int) -> list[tuple[str, str, int | None]]:
@@ -1698,7 +1713,7 @@ def _local_binding(a: Assignment) -> _Binding:
     ``for x in callee(...)`` an element of what the call returns; a tuple's name keeps its
     place (``a, b = f()``)."""
     kind = "wraps" if a.kind == "partial" else a.kind if a.kind in _ASSIGNED else "call_result"
-    if kind in ("unpacked_call", "unpacked_element"):
+    if kind in ("unpacked_call", "unpacked_element", "mapping_items"):
         return (kind, a.callee, a.scope, a.position or 0)
     return (kind, a.callee, a.scope)
 

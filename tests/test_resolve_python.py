@@ -1178,3 +1178,20 @@ def test_tuples_bind_each_name_in_its_place_and_what_they_do_not_say_binds_to_no
     assert lines[("use.App.build", "store.Box.open")] == {13, 18, 20}
     assert lines[("use.App.build", "cls")] == {25}
     assert ("use.App.build", "use.App") not in lines
+
+
+def test_a_declared_mappings_items_and_values_are_its_keys_and_values():
+    sources = {
+        "store.py": b"class Store:\n    def save(self):\n        pass\n",
+        "form.py": (
+            b"from typing import Mapping\nfrom store import Store\n\n\n"
+            b"class Form:\n    def __init__(self) -> None:\n        self.fields: dict[str, Store] = {}\n\n"
+            b"    def run(self, stores: Mapping[str, Store], plain):\n"  # 9
+            b"        for name, field in self.fields.items():\n            field.save()\n"  # 11
+            b"        for store in stores.values():\n            store.save()\n"  # 13
+            b"        for key, value in plain.items():\n            value.save()\n"  # 15: not declared
+        ),
+    }
+    lines = call_lines(resolve(sources))
+    assert lines[("form.Form.run", "store.Store.save")] == {11, 13}
+    assert lines[("form.Form.run", "value.save")] == {15}

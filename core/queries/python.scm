@@ -140,6 +140,17 @@
 ; `for part, data in self._parts:` with `_parts: list[tuple[Part, bytes]]`: each name is what the
 ; declared element tuple holds in its place (assign.unpacked_element).
 (for_statement left: (pattern_list (identifier) @assign.name) right: [(identifier) (attribute)] @assign.unpacked_element)
+; `for name, field in self.fields.items():` / `for field in self.fields.values():` with `fields:
+; dict[str, Field]`: a key or a value as the declared mapping says (assign.mapping_items,
+; assign.mapping_values).
+(for_statement left: (pattern_list (identifier) @assign.name)
+  right: (call function: (attribute object: [(identifier) (attribute)] @assign.mapping_items attribute: (identifier) @_items)
+    arguments: (argument_list))
+  (#eq? @_items "items"))
+(for_statement left: (identifier) @assign.name
+  right: (call function: (attribute object: [(identifier) (attribute)] @assign.mapping_values attribute: (identifier) @_values)
+    arguments: (argument_list))
+  (#eq? @_values "values"))
 ; `for i, line in enumerate(self._lines):`: `line` is an element of what enumerate is given.
 (for_statement left: (pattern_list . (identifier) . (identifier) @assign.name .)
   right: (call function: (identifier) @_enumerate arguments: (argument_list . (call function: (_) @assign.iterated) .))
