@@ -110,21 +110,14 @@ def score(name: str, repo: str, tests: str, depth: int, extra: list[str], tmp: P
     config = dataclasses.replace(Config.load(), index_dir=tmp / f"{name}-index", embedder="none")
     summary = api.ingest(checkout, config=config)
     with api.Workspace(checkout, config=config) as ws:
-        symbols = ws.graph.read_query(
-            "MATCH (s {repo: $repo, branch: $branch}) WHERE (s:Function OR s:Method) AND NOT s.is_test "
-            "RETURN s.qualname AS q, s.path AS path, s.start_line AS start, s.end_line AS end",
+        functions = ws.graph.read_query(
+            "MATCH (s {repo: $repo, branch: $branch}) WHERE s:Function OR s:Method "
+            "RETURN s.qualname AS q, s.path AS path, s.start_line AS start, s.end_line AS end, s.is_test AS test",
             {"repo": summary.repo, "branch": summary.branch},
             limit=100_000,
         )
-        test_names = [
-            short(r["q"], r["path"])
-            for r in ws.graph.read_query(
-                "MATCH (s {repo: $repo, branch: $branch}) WHERE (s:Function OR s:Method) AND s.is_test "
-                "RETURN s.qualname AS q, s.path AS path",
-                {"repo": summary.repo, "branch": summary.branch},
-                limit=100_000,
-            )
-        ]
+    symbols = [f for f in functions if f["test"] is False]
+    test_names = [short(f["q"], f["path"]) for f in functions if f["test"]]
     if not executed:
         print(f"{name}: no test executed the code (does `pytest {tests}` pass in {checkout}? pin with --pip)")
         return

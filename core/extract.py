@@ -65,6 +65,8 @@ _ASSIGN_KINDS = (
     ("assign.mapping_values", "mapping_values"),
     ("assign.opaque", "opaque"),
 )
+# Assignment kinds whose name keeps its place in a pattern (`[a, b] = ...`, `a, b = f()`).
+_POSITIONED = frozenset({"unpacked", "unpacked_call", "unpacked_element", "mapping_items"})
 # Assignment kinds that say what a binding matched as other kinds on the same line holds.
 _SUPERSEDES = {
     "partial": ("call",),
@@ -605,11 +607,7 @@ def extract(language: str, data: bytes) -> ParsedFile:
                     scope=scopes.innermost(node.start_byte, node.end_byte),
                     kind=kind,
                     argument=slot.argument if slot else None,
-                    position=slot.position
-                    if slot
-                    else _element_position(node)
-                    if kind in ("unpacked", "unpacked_call", "unpacked_element", "mapping_items")
-                    else None,
+                    position=slot.position if slot else _element_position(node) if kind in _POSITIONED else None,
                     key=slot.key if slot else _destructured_key(caps, node) if kind == "destructured" else None,
                 )
             )

@@ -21,7 +21,7 @@ import functools
 import re
 import sys
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
 from branchgraph.core.extract import Assignment, Definition, Import, Reference
@@ -60,9 +60,14 @@ _TYPE_KEYWORDS = frozenset({"None", "True", "False"})
 _VALUE_LABELS = ("Class", "Function", "Method")
 # Bindings of a local that hold a value made at run time (a parameter, a literal, an element),
 # never a symbol (a call's result may be: a decorator returns a function).
+# Bindings of a name a tuple (or a mapping's items) binds in its place, which they keep.
+_PLACED_BINDINGS = frozenset({"unpacked_call", "unpacked_element", "mapping_items"})
+# Bindings to what a tuple or a declared container holds; `opaque`: to what is not followed.
+_ELEMENT_BINDINGS = _PLACED_BINDINGS | {"mapping_values", "opaque"}
 _COMPUTED_BINDINGS = frozenset(
     {"parameter", "literal", "annotated", "entered", "iterated", "iterated_name", "caught", "cast"}
-    | {"type_alias", "opaque", "unpacked_call", "unpacked_element", "mapping_items", "mapping_values"}
+    | {"type_alias"}
+    | _ELEMENT_BINDINGS
 )
 _PROPERTY = re.compile(r"(?:functools\.)?(?:property|cached_property)")
 _ACCESSOR = re.compile(r"\w+\.(?:setter|deleter)")
@@ -154,7 +159,8 @@ _CALLABLE_LABELS = ("Class", "Function", "Method")
 # Bindings made by assignments (not by a def, an import or an annotation).
 _ASSIGNED = frozenset(
     {"call_result", "alias", "wraps", "entered", "iterated", "iterated_name", "literal", "parameter"}
-    | {"caught", "cast", "bound", "opaque", "unpacked_call", "unpacked_element", "mapping_items", "mapping_values"}
+    | {"caught", "cast", "bound"}
+    | _ELEMENT_BINDINGS
 )
 # A method's receiver is its class's instance (or the class), not an unknown parameter.
 _RECEIVERS = frozenset({"self", "cls", "mcs", "metacls", "klass"})
@@ -550,9 +556,11 @@ class PythonResolver(Resolver):
         if kind == "unpacked_call":  # `a, b = f()`: f's declared tuple, in a's or b's place
             return self._unpacked(self._bound_value(path, binding, line), binding[3])
         if kind == "unpacked_element":  # `for a, b in pairs`: the declared element tuple's place
-            return self._element_place_of_name(path, binding[2], binding[1], binding[3])
-        if kind in ("mapping_items", "mapping_values"):  # `for k, v in d.items()`, `for v in d.values()`
-            return self._mapping_place_of_name(path, binding[2], binding[1], binding[3] if len(binding) > 3 else 1)
+            return self._declared_place(path, binding[2], binding[1], binding[3], _element_tuple_places)
+        if kind == "mapping_items":  # `for k, v in d.items()`: the declared key or value
+            return self._declared_place(path, binding[2], binding[1], binding[3], _mapping_places)
+        if kind == "mapping_values":  # `for v in d.values()`
+            return self._declared_place(path, binding[2], binding[1], 1, _mapping_places)
         if kind == "literal":  # `errors = []`: a builtin's value
             return _Ext(binding[1])
         if kind == "parameter":
@@ -604,10 +612,8 @@ class PythonResolver(Resolver):
             return None
         symbol = callee.symbol
         declared = self.return_types.get((symbol.file.path, symbol.index))
-        places = _tuple_places(declared) if declared is not None else None
-        if places is None or position >= len(places) or "..." in places:
-            return None
-        return self._annotated(symbol.file.path, places[position], symbol.definition.parent, method=symbol)
+        place = _place(_tuple_places(declared) if declared is not None else None, position)
+        return self._annotated(symbol.file.path, place, symbol.definition.parent, method=symbol) if place else None
 
     def _bound_value(self, path: str, binding: _Binding, line: int | None) -> _Value:
         """The value a binding is made from (``callee`` of ``x = callee(...)``)."""
@@ -730,27 +736,18 @@ class PythonResolver(Resolver):
                 return self._call_result(iterate, unwrap=_ITERABLES)
         return None
 
-    def _element_place_of_name(self, path: str, scope: int | None, raw: str, position: int) -> _Value:
-        """``for a, b in name``: what every declaration of ``name`` as a container of tuples
-        (``list[tuple[Part, bytes]]``) says the element holds at ``position``."""
+    def _declared_place(
+        self, path: str, scope: int | None, raw: str, position: int, places_of: Callable[[str], list[str] | None]
+    ) -> _Value:
+        """What every declaration of ``raw`` says is at ``position`` of what it holds, as
+        ``places_of`` reads a declaration: a container of tuples' element (``list[tuple[Part,
+        bytes]]``), a mapping's key or value (``dict[str, Field]``)."""
         found = set()
         for where, annotation, at in self._declarations(path, scope, raw, 0):
-            element = _element_annotation(annotation)
-            places = _tuple_places(element) if element is not None else None
-            if places is None or position >= len(places) or "..." in places:
+            place = _place(places_of(annotation), position)
+            if place is None:
                 return None
-            found.add(self._annotated(where, places[position], at))
-        return found.pop() if len(found) == 1 else None
-
-    def _mapping_place_of_name(self, path: str, scope: int | None, raw: str, position: int) -> _Value:
-        """A key (``position`` 0) or a value (1) of what every declaration of ``name`` says it
-        maps (``fields: dict[str, Field]``, ``Mapping[str, Field]``)."""
-        found = set()
-        for where, annotation, at in self._declarations(path, scope, raw, 0):
-            generic = _generic(annotation)
-            if generic is None or generic[0] not in _MAPPINGS or len(generic[1]) != 2 or position > 1:
-                return None
-            found.add(self._annotated(where, generic[1][position], at))
+            found.add(self._annotated(where, place, at))
         return found.pop() if len(found) == 1 else None
 
     def _declarations(self, path: str, scope: int | None, raw: str, depth: int) -> list[tuple[str, str, int | None]]:
@@ -1602,6 +1599,24 @@ def _tuple_places(raw: str) -> list[str] | None:
     return generic[1] if generic is not None and generic[0] in ("Tuple", "tuple") else None
 
 
+def _element_tuple_places(raw: str) -> list[str] | None:
+    """The places of a declared container's element tuple (``list[tuple[A, B]]``)."""
+    element = _element_annotation(raw)
+    return _tuple_places(element) if element is not None else None
+
+
+def _mapping_places(raw: str) -> list[str] | None:
+    """A declared mapping's key and value (``dict[str, Field]``)."""
+    generic = _generic(raw)
+    return generic[1] if generic is not None and generic[0] in _MAPPINGS and len(generic[1]) == 2 else None
+
+
+def _place(places: list[str] | None, position: int) -> str | None:
+    """The annotation at ``position`` of a declared tuple's places, unless it has no such
+    place or is of any length (``tuple[A, ...]``)."""
+    return places[position] if places is not None and position < len(places) and "..." not in places else None
+
+
 def _annotation_types(raw: str, unwrap: frozenset[str] = frozenset()) -> list[tuple[str, bool]]:
     """The types an annotation says a value may be, each as (dotted name, whether it is the
     class object itself): ``Optional["Store"]`` -> [("Store", False)], ``A | None`` -> [("A",
@@ -1713,7 +1728,7 @@ def _local_binding(a: Assignment) -> _Binding:
     ``for x in callee(...)`` an element of what the call returns; a tuple's name keeps its
     place (``a, b = f()``)."""
     kind = "wraps" if a.kind == "partial" else a.kind if a.kind in _ASSIGNED else "call_result"
-    if kind in ("unpacked_call", "unpacked_element", "mapping_items"):
+    if kind in _PLACED_BINDINGS:
         return (kind, a.callee, a.scope, a.position or 0)
     return (kind, a.callee, a.scope)
 

@@ -107,29 +107,24 @@
 (assignment left: (identifier) @assign.name right: [(identifier) (attribute)] @assign.alias)
 ; A chained assignment binds every name it lists to the value on its right (`s = attributes =
 ; attrs` in attrs' package, `a = b = Store()`), up to three names.
-(assignment left: (identifier) @assign.name right: (assignment right: (call function: (_) @assign.value)))
 (assignment left: (identifier) @assign.name
-  right: (assignment right: (assignment right: (call function: (_) @assign.value))))
-(assignment left: (identifier) @assign.name right: (assignment right: [(identifier) (attribute)] @assign.alias))
+  right: (assignment right: [(call function: (_) @assign.value) (identifier) @assign.alias (attribute) @assign.alias]))
 (assignment left: (identifier) @assign.name
-  right: (assignment right: (assignment right: [(identifier) (attribute)] @assign.alias)))
+  right: (assignment right: (assignment
+    right: [(call function: (_) @assign.value) (identifier) @assign.alias (attribute) @assign.alias])))
 ; `a, b = Store(), cache` binds each name to the value in its place (up to the third), and
 ; `if (user := find(uid)):` binds `user` as `user = find(uid)` would.
-(assignment left: (pattern_list . (identifier) @assign.name) right: (expression_list . (call function: (_) @assign.value)))
+(assignment left: (pattern_list . (identifier) @assign.name)
+  right: (expression_list . [(call function: (_) @assign.value) (identifier) @assign.alias (attribute) @assign.alias]))
 (assignment left: (pattern_list . (_) . (identifier) @assign.name)
-  right: (expression_list . (_) . (call function: (_) @assign.value)))
+  right: (expression_list . (_) . [(call function: (_) @assign.value) (identifier) @assign.alias (attribute) @assign.alias]))
 (assignment left: (pattern_list . (_) . (_) . (identifier) @assign.name)
-  right: (expression_list . (_) . (_) . (call function: (_) @assign.value)))
-(assignment left: (pattern_list . (identifier) @assign.name) right: (expression_list . [(identifier) (attribute)] @assign.alias))
-(assignment left: (pattern_list . (_) . (identifier) @assign.name)
-  right: (expression_list . (_) . [(identifier) (attribute)] @assign.alias))
-(assignment left: (pattern_list . (_) . (_) . (identifier) @assign.name)
-  right: (expression_list . (_) . (_) . [(identifier) (attribute)] @assign.alias))
+  right: (expression_list . (_) . (_) . [(call function: (_) @assign.value) (identifier) @assign.alias (attribute) @assign.alias]))
 ; `before, after = segment.split_cells(n)`: each name is what the call's declared tuple
 ; (`-> Tuple[Segment, Segment]`) holds in its place (assign.unpacked_call).
 (assignment left: (pattern_list (identifier) @assign.name) right: (call function: (_) @assign.unpacked_call))
-(named_expression name: (identifier) @assign.name value: (call function: (_) @assign.value))
-(named_expression name: (identifier) @assign.name value: [(identifier) (attribute)] @assign.alias)
+(named_expression name: (identifier) @assign.name
+  value: [(call function: (_) @assign.value) (identifier) @assign.alias (attribute) @assign.alias])
 ; A name a tuple binds from what is not followed (`a, b = pair`, `for k, v in d.items():`) is
 ; bound all the same, to something unknown (assign.opaque): it shadows outer names, and makes a
 ; second binding of it no sure thing. A binding of the name on that line that is followed (the
@@ -153,16 +148,12 @@
   (#eq? @_values "values"))
 ; `for i, line in enumerate(self._lines):`: `line` is an element of what enumerate is given.
 (for_statement left: (pattern_list . (identifier) . (identifier) @assign.name .)
-  right: (call function: (identifier) @_enumerate arguments: (argument_list . (call function: (_) @assign.iterated) .))
-  (#eq? @_enumerate "enumerate"))
-(for_statement left: (pattern_list . (identifier) . (identifier) @assign.name .)
-  right: (call function: (identifier) @_enumerate arguments: (argument_list . [(identifier) (attribute)] @assign.iterated_name .))
+  right: (call function: (identifier) @_enumerate arguments: (argument_list
+    . [(call function: (_) @assign.iterated) (identifier) @assign.iterated_name (attribute) @assign.iterated_name] .))
   (#eq? @_enumerate "enumerate"))
 (for_in_clause left: (pattern_list . (identifier) . (identifier) @assign.name .)
-  right: (call function: (identifier) @_enumerate arguments: (argument_list . (call function: (_) @assign.iterated) .))
-  (#eq? @_enumerate "enumerate"))
-(for_in_clause left: (pattern_list . (identifier) . (identifier) @assign.name .)
-  right: (call function: (identifier) @_enumerate arguments: (argument_list . [(identifier) (attribute)] @assign.iterated_name .))
+  right: (call function: (identifier) @_enumerate arguments: (argument_list
+    . [(call function: (_) @assign.iterated) (identifier) @assign.iterated_name (attribute) @assign.iterated_name] .))
   (#eq? @_enumerate "enumerate"))
 ; `with Builder.from_environ(env) as builder:` holds what the value's `__enter__` returns;
 ; `for rule in factory.get_rules(map):` holds an element of what the call returns, `for tag in
