@@ -50,6 +50,7 @@ from branchgraph.impact.changes import (
 from branchgraph.impact.check import Finding, to_sarif, to_text, unresolved_in
 from branchgraph.impact.render import diff_markdown, diff_mermaid, to_markdown, to_mermaid
 from branchgraph.impact.state_memo import StateMemo, memo_for
+from branchgraph.impact.test_selection import read_test_files_ahead
 from branchgraph.ingest.on_the_fly import symbols_at
 from branchgraph.ingest.pipeline import (
     IngestOptions,
@@ -746,6 +747,8 @@ class Workspace(_OpenStores):
         if not 1 <= depth <= IMPACT_MAX_DEPTH:
             raise ValueError(f"depth must be between 1 and {IMPACT_MAX_DEPTH}; got {depth}")
         with self.reading(repo, branch) as s, collector_paused():
+            memo = s.memo()
+            read_test_files_ahead(self.graph, s.name, s.branch, memo)
             if symbols:
                 changes = _named_changes(self, s, symbols)
             elif diff:
@@ -753,7 +756,7 @@ class Workspace(_OpenStores):
                 changes = changed_symbols(diff_files(s.repo, base, head))
             else:
                 changes = changed_symbols(worktree_files(s.repo, s.root, staged=staged))
-            return analyze(self.graph, s.name, s.branch, s.record.indexed_commit, changes, depth, s.memo())
+            return analyze(self.graph, s.name, s.branch, s.record.indexed_commit, changes, depth, memo)
 
     def check(
         self,

@@ -6,6 +6,7 @@ not resolve, and a risk with its reasons. An answer that may be incomplete says 
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -105,14 +106,18 @@ def analyze(
         )
     start = {row["id"]: row["qualname"] for row in found.values()}
     memo = memo or StateMemo()
-    report.impacted = users_of(graph, start, depth, memo)
-    tests_to_run(graph, repo, branch, start, {row["id"]: row["path"] for row in found.values()}, report, memo)
     names = sorted({c.name for c in changes})
-    unknowns = memo.value(
-        "impact_unknowns " + " ".join(names),
-        lambda: graph.named_query("impact_unknowns", {"repo": repo, "branch": branch, "names": names}, limit=5000),
-    )
-    for row in unknowns:
+
+    def read_unknowns() -> list[dict[str, Any]]:
+        return graph.named_query("impact_unknowns", {"repo": repo, "branch": branch, "names": names}, limit=5000)
+
+    # The three reads do not depend on each other: the server answers them side by side.
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        users = pool.submit(users_of, graph, start, depth, memo)
+        unknowns = pool.submit(memo.value, "impact_unknowns " + " ".join(names), read_unknowns)
+        tests_to_run(graph, repo, branch, start, {row["id"]: row["path"] for row in found.values()}, report, memo)
+        report.impacted = users.result()
+    for row in unknowns.result():
         unknown = Unknown(row["path"], row["user"], row["raw"], row["line"], row["edge"])
         report.unknowns.setdefault(unknown.path, []).append(unknown)
     if report.unknowns:

@@ -8,12 +8,13 @@ everywhere (an unchanged file's call to a removed symbol breaks too)."""
 from __future__ import annotations
 
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
 from branchgraph.graph.protocols import GraphReader
 from branchgraph.impact.state_memo import StateMemo
-from branchgraph.impact.test_selection import select_tests
+from branchgraph.impact.test_selection import read_test_files_ahead, select_tests
 
 _LISTED_EDGES = 200  # edges listed per side; the counts by type are always complete
 
@@ -50,31 +51,34 @@ class BranchDiff:
 
 def diff_branches(graph: GraphReader, repo: str, base: str, head: str, memo: StateMemo | None = None) -> BranchDiff:
     """``memo``: what was read of the head's indexed state before (``state_memo.py``)."""
+    memo = memo or StateMemo()
+    read_test_files_ahead(graph, repo, head, memo)
     out = BranchDiff(repo, base, head)
-    base_files = _files(graph, repo, base)
-    head_files = _files(graph, repo, head)
-    out.files = {
-        "added": sorted(set(head_files) - set(base_files)),
-        "removed": sorted(set(base_files) - set(head_files)),
-        "modified": sorted(p for p in set(base_files) & set(head_files) if base_files[p] != head_files[p]),
-    }
-    paths = sorted({p for group in out.files.values() for p in group})
-    before = {_key(s): s for s in graph.named_query("file_symbols", _params(repo, base, paths), limit=1_000_000)}
-    after = {_key(s): s for s in graph.named_query("file_symbols", _params(repo, head, paths), limit=1_000_000)}
-    out.symbols = _symbol_changes(before, after)
-    old_edges = _edges(graph, repo, base, paths)
-    new_edges = _edges(graph, repo, head, paths)
-    added, removed = new_edges - old_edges, old_edges - new_edges
-    out.edges_added.update(e[1] for e in added)
-    out.edges_removed.update(e[1] for e in removed)
-    out.edge_examples = {
-        "added": [_edge(e) for e in sorted(added)[:_LISTED_EDGES]],
-        "removed": [_edge(e) for e in sorted(removed)[:_LISTED_EDGES]],
-    }
-    out.broken = _broken(graph, repo, base, head, [before[k] for k in set(before) - set(after)])
-    symbols = [s for group in ("added", "signature", "modified") for s in out.symbols[group]]
-    changed = {s["id"]: s["qualname"] for s in symbols}
-    tests = select_tests(graph, repo, head, changed, {s["id"]: s["path"] for s in symbols}, memo).tests
+    # Each pair of reads (base and head), and the test walk beside the edges, wait on the
+    # server side by side.
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        base_files, head_files = pool.map(lambda branch: _files(graph, repo, branch), (base, head))
+        out.files = {
+            "added": sorted(set(head_files) - set(base_files)),
+            "removed": sorted(set(base_files) - set(head_files)),
+            "modified": sorted(p for p in set(base_files) & set(head_files) if base_files[p] != head_files[p]),
+        }
+        paths = sorted({p for group in out.files.values() for p in group})
+        before, after = pool.map(lambda branch: _symbols(graph, repo, branch, paths), (base, head))
+        out.symbols = _symbol_changes(before, after)
+        symbols = [s for group in ("added", "signature", "modified") for s in out.symbols[group]]
+        changed = {s["id"]: s["qualname"] for s in symbols}
+        selection = pool.submit(select_tests, graph, repo, head, changed, {s["id"]: s["path"] for s in symbols}, memo)
+        old_edges, new_edges = pool.map(lambda branch: _edges(graph, repo, branch, paths), (base, head))
+        added, removed = new_edges - old_edges, old_edges - new_edges
+        out.edges_added.update(e[1] for e in added)
+        out.edges_removed.update(e[1] for e in removed)
+        out.edge_examples = {
+            "added": [_edge(e) for e in sorted(added)[:_LISTED_EDGES]],
+            "removed": [_edge(e) for e in sorted(removed)[:_LISTED_EDGES]],
+        }
+        out.broken = _broken(graph, repo, base, head, [before[k] for k in set(before) - set(after)])
+        tests = selection.result().tests
     out.tests = [
         {"qualname": t.qualname, "path": t.path, "pytest_id": t.pytest_id, "depth": t.depth, "evidence": t.evidence}
         for t in tests
@@ -113,6 +117,12 @@ def _params(repo: str, branch: str, paths: list[str]) -> dict[str, Any]:
 def _files(graph: GraphReader, repo: str, branch: str) -> dict[str, str]:
     rows = graph.named_query("branch_files", {"repo": repo, "branch": branch}, limit=10_000_000)
     return {r["path"]: r["blob"] for r in rows}
+
+
+def _symbols(
+    graph: GraphReader, repo: str, branch: str, paths: list[str]
+) -> dict[tuple[str, str, str], dict[str, Any]]:
+    return {_key(s): s for s in graph.named_query("file_symbols", _params(repo, branch, paths), limit=1_000_000)}
 
 
 def _key(symbol: dict[str, Any]) -> tuple[str, str, str]:

@@ -29,6 +29,7 @@ class StateMemo:
         self._lock = threading.Lock()
         self._tables: dict[str, dict[str, list[Any]]] = {}
         self._values: dict[str, Any] = {}
+        self._ahead: dict[str, _Ahead] = {}
         self._entries = 0
 
     def kept(self, table: str, ids: Iterable[str]) -> dict[str, list[Any]]:
@@ -64,9 +65,49 @@ class StateMemo:
         known = self.get(name)
         if known is not None:
             return known
+        with self._lock:
+            ahead = self._ahead.get(name)
+        if ahead is not None:  # being read ahead: wait for it
+            found = ahead.result()
+            if found is not None:
+                return found
         found = compute()  # outside the lock: two threads may compute it once each
         self.put(name, found)
         return found
+
+    def read_ahead(self, name: str, compute: Callable[[], Any]) -> None:
+        """Start computing ``value(name, compute)`` in a thread of its own, so that a read an
+        answer will need waits on the server while the caller works on something else. A
+        failure there is met again, in the caller's thread, by the ``value`` that needs it."""
+        with self._lock:
+            if name in self._values or name in self._ahead:
+                return
+            ahead = self._ahead[name] = _Ahead()
+
+        def run() -> None:
+            try:
+                ahead.found = compute()
+                self.put(name, ahead.found)
+            except Exception:  # value() computes it again, and raises there
+                pass
+            finally:
+                with self._lock:
+                    del self._ahead[name]
+                ahead.done.set()
+
+        threading.Thread(target=run, name=f"read-ahead {name}", daemon=True).start()
+
+
+class _Ahead:
+    """A value being read ahead: ``found`` once ``done`` (None after a failure)."""
+
+    def __init__(self) -> None:
+        self.done = threading.Event()
+        self.found: Any = None
+
+    def result(self) -> Any:
+        self.done.wait()
+        return self.found
 
 
 _MEMOS: OrderedDict[tuple[str, str, str], StateMemo] = OrderedDict()

@@ -23,6 +23,7 @@ from __future__ import annotations
 import functools
 import hashlib
 from collections import deque
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any
@@ -55,6 +56,9 @@ SETUP_METHODS = (
 # id: the same answer every time); what was found stays selected, the fallback's tests are
 # added, and the answer is marked inexact.
 MAX_WALK = 5_000
+# A walk step (a read that waits on the server) from this many symbols is read in this many parts at once.
+_SPLIT_FROM = 32
+_STEP_PARTS = 2
 
 EVIDENCE_CALLS = "calls"  # reached by the walk
 EVIDENCE_MODULE_NAME = "module name"  # a test file named after the changed symbol's module
@@ -162,7 +166,7 @@ def select_tests(
     fallback = start if not complete else {node_id: q for node_id, q in start.items() if node_id not in tested}
     if fallback:
         files = {fallback[node_id]: paths[node_id] for node_id in sorted(fallback) if node_id in paths}
-        test_files = memo.value("test_files", lambda: _test_files(graph, repo, branch))
+        test_files = memo.value(_TEST_FILES, lambda: _test_files(graph, repo, branch))
         _add_fallback(chosen, test_files, files)
     return Selection(sorted(chosen.values(), key=lambda t: (t.depth, t.qualname)), complete)
 
@@ -185,25 +189,34 @@ def _step(
         kept = memo.get(cut_key)
         if kept is not None:
             return kept
-        (step,) = graph.named_query(
-            "tests_walk_step",
-            {
-                "repo": repo,
-                "branch": branch,
-                "ids": ids,
-                "implicit": IMPLICIT_METHODS,
-                "setups": SETUP_METHODS,
-                "rows": room,
-            },
-        )
+
+        def read(part: list[str]) -> list[dict[str, Any]]:
+            (step,) = graph.named_query(
+                "tests_walk_step",
+                {
+                    "repo": repo,
+                    "branch": branch,
+                    "ids": part,
+                    "implicit": IMPLICIT_METHODS,
+                    "setups": SETUP_METHODS,
+                    "rows": room,
+                },
+            )
+            return step["reached"]
+
+        # A wide step is read in parts side by side: the server answers each on a core of its own.
+        parts = [ids[i::_STEP_PARTS] for i in range(_STEP_PARTS)] if len(ids) >= _SPLIT_FROM else [ids]
+        with ThreadPoolExecutor(max_workers=len(parts)) as pool:
+            reads = list(pool.map(read, parts))
         found: dict[str, list[dict[str, Any]]] = {node: [] for node in ids}
-        for entry in step["reached"]:
-            # Without its list of targets an entry holds only strings and numbers, and the
-            # garbage collector stops tracking it: kept, it is not scanned again and again.
-            for target in entry.pop("targets"):
-                found[target].append(entry)
-        if len(step["reached"]) >= room:
-            memo.put(cut_key, (found, False), entries=len(step["reached"]))
+        for part in reads:
+            for entry in part:
+                # Without its list of targets an entry holds only strings and numbers, and the
+                # garbage collector stops tracking it: kept, it is not scanned again and again.
+                for target in entry.pop("targets"):
+                    found[target].append(entry)
+        if any(len(part) >= room for part in reads):
+            memo.put(cut_key, (found, False), entries=sum(len(part) for part in reads))
             return found, False
         return found, True
 
@@ -219,6 +232,15 @@ def _step(
         rows = {node: rows[node] for node in sorted(rows)[:room]}
         complete = False
     return sorted(rows.values(), key=lambda r: (r[0]["qualname"] or "", r[0]["id"])), not complete
+
+
+def read_test_files_ahead(graph: GraphReader, repo: str, branch: str, memo: StateMemo) -> None:
+    """Start reading what the fallback needs while the change is still being worked out: one
+    read of every test file, a third of a first answer on django when it waits its turn."""
+    memo.read_ahead(_TEST_FILES, lambda: _test_files(graph, repo, branch))
+
+
+_TEST_FILES = "test_files"
 
 
 @dataclass(frozen=True, slots=True)

@@ -241,6 +241,29 @@ def test_tests_are_selected_through_calls_names_enclosing_scopes_and_implicit_me
     assert selected("lib.orphan.lonely") == {"tests.test_imports.test_imports_orphan": "imports"}
 
 
+@pytest.mark.parametrize("walk_room", [5_000, 3])
+def test_a_walk_step_read_in_parts_selects_what_one_read_selects(repo_dir: Path, config, monkeypatch, walk_room):
+    from branchgraph.impact import state_memo, test_selection
+
+    _indexed_selection(repo_dir, config, SELECTION_REPO)
+    monkeypatch.setattr(test_selection, "MAX_WALK", walk_room)  # 3: every step is cut at its room
+    changed = [
+        "lib.engine.Engine.__enter__",
+        "lib.engine.Engine.run.step",
+        "lib.engine.Engine.state",
+        "lib.config.load",
+    ]
+
+    def answer(split_from: int) -> dict:
+        monkeypatch.setattr(test_selection, "_SPLIT_FROM", split_from)
+        state_memo._MEMOS.clear()  # nothing kept from the other way of reading
+        return api.impact(repo_dir, symbols=changed, config=config).to_dict()
+
+    whole, in_parts = answer(10_000), answer(1)
+    assert in_parts == whole
+    assert whole["tests"] and whole["exact"] == (walk_room > 3)
+
+
 FIXTURE_AND_OVERRIDE_REPO = {
     "lib/__init__.py": "",
     "lib/store.py": "class Store:\n    def save(self):\n        return 1\n",

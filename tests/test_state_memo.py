@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import threading
+
+import pytest
+
 from branchgraph.impact import state_memo
 from branchgraph.impact.state_memo import StateMemo, memo_for, per_node
 
@@ -51,3 +55,34 @@ def test_each_indexed_state_has_its_own_memo_and_only_the_latest_are_kept():
     for n in range(state_memo._STATES_KEPT):
         memo_for("shop", f"branch-{n}", "c")
     assert memo_for("shop", "main", "c1 2026-12-02T10:00:00") is not first  # pushed out by newer ones
+
+
+def test_a_value_read_ahead_is_waited_for_and_not_read_twice():
+    memo = StateMemo()
+    started, release = threading.Event(), threading.Event()
+    reads = []
+
+    def slow_read() -> list[str]:
+        started.set()
+        release.wait(5)
+        reads.append("ahead")
+        return ["tests/test_a.py"]
+
+    memo.read_ahead("test_files", slow_read)
+    memo.read_ahead("test_files", slow_read)  # already under way: not started again
+    assert started.wait(5)
+    threading.Timer(0.05, release.set).start()
+    assert memo.value("test_files", lambda: reads.append("again") or ["other"]) == ["tests/test_a.py"]
+    assert reads == ["ahead"]
+
+
+def test_a_failed_read_ahead_fails_again_where_the_value_is_needed():
+    memo = StateMemo()
+
+    def dead_server() -> list[str]:
+        raise ConnectionError("neo4j is down")
+
+    memo.read_ahead("test_files", dead_server)
+    with pytest.raises(ConnectionError, match="down"):
+        memo.value("test_files", dead_server)
+    assert memo.value("test_files", lambda: ["back"]) == ["back"]
