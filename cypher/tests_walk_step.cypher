@@ -54,7 +54,10 @@ CALL (t) {
   // is known to have: the repository calls it on the base somewhere (often as super().open()).
   // A call is of the base's own method, not of an attribute chain through an instance
   // (`self.Answer.objects.create()` in a unittest.TestCase is not TestCase code running).
+  // Not a constructor either: it runs where its class is made (the implicit methods' rule),
+  // not wherever the base's methods are (click's `io.TextIOWrapper` subclasses).
   MATCH (c:Class)-[:DEFINES]->(t:Method)
+  WHERE NOT t.name IN ['__init__', '__new__', '__post_init__', '__init_subclass__', '__class_getitem__']
   MATCH (c)-[:INHERITS_FROM]->(b:Unresolved {reason: 'external'})
   WHERE b.raw CONTAINS '.'
     AND EXISTS { MATCH (:Unresolved {repo: $repo, branch: $branch, raw: b.raw + '.' + t.name}) }
