@@ -50,7 +50,10 @@ from branchgraph.impact.changes import (
 from branchgraph.impact.check import Finding, to_sarif, to_text, unresolved_in
 from branchgraph.impact.render import diff_markdown, diff_mermaid, to_markdown, to_mermaid
 from branchgraph.impact.state_memo import StateMemo, memo_for
+from branchgraph.impact.state_memo import forget as forget_state
 from branchgraph.impact.test_selection import read_test_files_ahead
+from branchgraph.ingest import coverage as coverage_evidence
+from branchgraph.ingest.coverage import CoverageImport
 from branchgraph.ingest.on_the_fly import symbols_at
 from branchgraph.ingest.pipeline import (
     IngestOptions,
@@ -783,6 +786,24 @@ class Workspace(_OpenStores):
                 lines = {_repo_relative(s.root, f): None for f in files or []}
             return unresolved_in(self.graph, s.name, s.branch, lines)
 
+    def import_coverage(
+        self, report: str | Path, *, repo: str | None = None, branch: str | None = None
+    ) -> CoverageImport:
+        """See ``import_coverage``."""
+        lines = coverage_evidence.read_report(Path(report))
+        root = self.resolve_repo(repo)
+        name, branch = self._key(root), branch or git.current_branch(self._git(root))
+        # No ingest of the branch runs meanwhile; readers wait only for the write itself.
+        with self.pg.ingest_lock(name, branch):
+            with self.reading(repo, branch) as s:
+                pass  # the branch is indexed (else a clear error)
+            with self.pg.writing(name, branch):
+                done = coverage_evidence.import_coverage(
+                    self.graph, self.graph, name, branch, s.root, str(report), lines
+                )
+        forget_state(name, branch)
+        return done
+
     def diff(self, base: str, head: str, *, repo: str | None = None) -> BranchDiff:
         """See ``diff``."""
         with self.reading(repo, base) as b, self.reading(repo, head) as h:
@@ -1142,6 +1163,19 @@ def _repo_relative(root: Path, file: str) -> str:
     if not resolved.is_relative_to(root):
         raise ValueError(f"{file} is not inside the repository at {root}")
     return resolved.relative_to(root).as_posix()
+
+
+def import_coverage(
+    report: str | Path, path: str | Path = ".", *, branch: str | None = None, config: Config | None = None
+) -> CoverageImport:
+    """Coverage a test run measured, as evidence of which tests run which code: a coverage.py
+    JSON report with contexts (``coverage json --show-contexts`` after a run with
+    ``dynamic_context = test_function``, or pytest-cov's ``--cov-context=test``) replaces the
+    branch's ``TESTED_BY {evidence: 'coverage'}`` edges; ``impact`` and ``tests_for`` then
+    select the tests it saw run a changed function beside the static ones."""
+    coverage_evidence.read_report(Path(report))  # a bad report is told before any store opens
+    with Workspace(path, config=config) as ws:
+        return ws.import_coverage(report, branch=branch)
 
 
 def diff(base: str, head: str, path: str | Path = ".", *, config: Config | None = None) -> BranchDiff:

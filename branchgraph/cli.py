@@ -312,6 +312,45 @@ def impact(
         sys.exit(EXIT_RISK)
 
 
+@cli.command("coverage")
+@click.argument("report", type=click.Path(exists=True, dir_okay=False))
+@click.option(
+    "--repo", "path", default=".", type=click.Path(exists=True, file_okay=False), help="Repository (default: .)."
+)
+@click.option("--branch", help="Indexed branch the run tested (default: the checked-out branch).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON summary document.")
+def coverage_command(report: str, path: str, branch: str | None, as_json: bool) -> None:
+    """Import which tests ran which code from a coverage.py JSON REPORT with contexts, as
+    TESTED_BY edges with evidence 'coverage' (kept apart from the static ones, replaced by the
+    next import). `impact` and `tests_for` then also select the tests the run saw execute a
+    changed function.
+
+    Make the report with `dynamic_context = test_function` in the coverage configuration (or
+    pytest-cov's --cov-context=test), then `coverage json --show-contexts`.
+
+    Example: coverage run -m pytest && coverage json --show-contexts && branchgraph coverage coverage.json
+    """
+    done = api.import_coverage(report, path, branch=branch)
+    if as_json:
+        _emit_json(done.to_dict())
+        return
+    click.echo(
+        f"{done.repo}@{done.branch}: {done.edges} TESTED_BY edges from coverage ({done.symbols} functions run by "
+        f"{done.tests} tests); {done.removed} from the previous import removed"
+    )
+    click.echo(
+        f"  contexts matched to indexed tests: {done.contexts_matched} of {done.contexts}; "
+        f"files matched to indexed files: {done.files_matched} of {done.files}"
+    )
+    for label, missing in (("context", done.unmatched_contexts), ("file", done.unmatched_files)):
+        for item in missing:
+            click.echo(f"  unmatched {label}: {item}")
+    if done.contexts and not done.contexts_matched:
+        raise click.ClickException(
+            "no context names an indexed test: is the branch indexed at the commit the tests ran on?"
+        )
+
+
 @cli.command("diff")
 @click.argument("base")
 @click.argument("head")

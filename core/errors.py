@@ -69,3 +69,7 @@ class WebhookRefused(BranchgraphError):
     def __init__(self, message: str, status: int):
         super().__init__(message)
         self.status = status
+
+
+class CoverageReportError(BranchgraphError):
+    """A file given as a coverage report is not a coverage.py JSON report with contexts."""

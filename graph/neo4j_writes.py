@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import threading
+import uuid
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -188,6 +189,39 @@ class Neo4jGraphWrites(Neo4jConnection):
                 for part in _id_parts(source_prefix, shape["rows"])
             ]
         )
+
+    def replace_coverage(self, repo: str, branch: str, rows: dict[tuple[str, str], list[dict[str, Any]]]) -> int:
+        """Make the branch's coverage evidence exactly ``rows`` ((symbol label, test label) ->
+        rows of ``s``, ``d`` and ``lines``): the new edges are written first, under a run id of
+        their own, then every coverage edge of another run goes — so a crash between the two
+        leaves the earlier evidence beside part of the new (more tests, never fewer), and the next
+        import removes both. Returns the edges removed."""
+        run = uuid.uuid4().hex
+        params = {"branch": branch, "run": run}
+        self._run_parallel(
+            [
+                (
+                    f"UNWIND $rows AS r MATCH (a:{source} {{id: r.s}}) MATCH (b:{test} {{id: r.d}}) "
+                    "CREATE (a)-[:TESTED_BY {branch: $branch, resolved: true, evidence: 'coverage', run: $run, "
+                    "covered_lines: r.lines}]->(b)",
+                    {**params, "rows": part[i : i + _BULK_ROWS]},
+                )
+                for (source, test), part in rows.items()
+                for i in range(0, len(part), _BULK_ROWS)
+            ]
+        )
+        removed = 0
+        with self._session() as session:
+            for label in ("Function", "Method"):
+                (record,) = self._autocommit(
+                    session,
+                    f"MATCH (:{label} {{repo: $repo, branch: $branch}})-[r:TESTED_BY]->() "
+                    "WHERE r.evidence = 'coverage' AND r.run <> $run "
+                    f"CALL (r) {{ DELETE r }} IN TRANSACTIONS OF {_BULK_ROWS} ROWS RETURN count(*) AS n",
+                    {"repo": repo, **params},
+                )
+                removed += int(record["n"])
+        return removed
 
     def delete_branch(self, repo: str, branch: str) -> int:
         """Delete every node and edge of the branch in batches; return the nodes deleted."""

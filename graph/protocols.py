@@ -139,6 +139,9 @@ class GraphWriter(Protocol):
     def clone_branch(self, repo: str, source: str, target: str) -> None:
         """Copy a branch to a new, empty one inside the store (ids rebranched)."""
 
+    def replace_coverage(self, repo: str, branch: str, rows: dict[tuple[str, str], list[dict[str, Any]]]) -> int:
+        """Replace the branch's coverage-evidenced ``TESTED_BY`` edges; return those removed."""
+
     def delete_branch(self, repo: str, branch: str) -> int:
         """Delete every node and edge of a branch; return how many nodes went."""
 

@@ -128,6 +128,14 @@ def memo_for(repo: str, branch: str, state: str | None) -> StateMemo:
         return memo
 
 
+def forget(repo: str, branch: str) -> None:
+    """Drop what was kept of the branch's states: its graph changed without a new indexed state
+    (coverage evidence imported)."""
+    with _MEMOS_LOCK:
+        for key in [k for k in _MEMOS if k[:2] == (repo, branch)]:
+            del _MEMOS[key]
+
+
 def per_node(
     memo: StateMemo, table: str, ids: Iterable[str], fetch: Callable[[list[str]], tuple[dict[str, list[T]], bool]]
 ) -> tuple[dict[str, list[T]], bool]:

@@ -20,6 +20,7 @@ the figures and for the held-out projects.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hashlib
 from collections import deque
@@ -63,6 +64,7 @@ _STEP_PARTS = 2
 EVIDENCE_CALLS = "calls"  # reached by the walk
 EVIDENCE_MODULE_NAME = "module name"  # a test file named after the changed symbol's module
 EVIDENCE_IMPORTS = "imports"  # a test file importing the changed symbol's file
+EVIDENCE_COVERAGE = "coverage"  # an imported coverage run saw it execute the changed symbol
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,7 +76,7 @@ class TestToRun:
     depth: int  # hops of the walk (0 for a fallback)
     via: list[str]  # from the test down to the changed symbol (a fallback: the test, the changed symbol)
     pytest_id: str  # path::Class::test, what `pytest` takes on its command line
-    evidence: str  # "calls" (the walk reached it), "module name" or "imports" (fallbacks)
+    evidence: str  # "coverage" (a run executed it), "calls" (the walk reached it), "module name" or "imports"
 
 
 def _test_to_run(
@@ -161,6 +163,7 @@ def select_tests(
             chosen[row["qualname"]] = _test_to_run(
                 row["qualname"], row["path"], row["start_line"], row["end_line"], depth[node], via(node), EVIDENCE_CALLS
             )
+    _add_covered(chosen, graph, start, memo)
     # A change no test reaches, or one too central to follow to the end (its walk reached
     # MAX_WALK symbols: most of the repository runs it), gets the fallback's tests as well.
     fallback = start if not complete else {node_id: q for node_id, q in start.items() if node_id not in tested}
@@ -169,6 +172,30 @@ def select_tests(
         test_files = memo.value(_TEST_FILES, lambda: _test_files(graph, repo, branch))
         _add_fallback(chosen, test_files, files)
     return Selection(sorted(chosen.values(), key=lambda t: (t.depth, t.qualname)), complete)
+
+
+def _add_covered(chosen: dict[str, TestToRun], graph: GraphReader, start: dict[str, str], memo: StateMemo) -> None:
+    """The tests an imported coverage run saw execute a changed symbol, marked as such (the walk
+    reaches them too, through their TESTED_BY edges, unless it was cut first)."""
+
+    def fetch(ids: list[str]) -> tuple[dict[str, list[dict[str, Any]]], bool]:
+        found: dict[str, list[dict[str, Any]]] = {node: [] for node in ids}
+        for row in graph.named_query("coverage_tests", {"ids": ids}, limit=10_000_000):
+            found[row.pop("target")].append(row)
+        return found, True
+
+    covered, _ = per_node(memo, "coverage_tests", start, fetch)
+    for node in sorted(covered):
+        for row in covered[node]:
+            known = chosen.get(row["qualname"])
+            chosen[row["qualname"]] = (
+                dataclasses.replace(known, evidence=EVIDENCE_COVERAGE)
+                if known is not None
+                else _test_to_run(
+                    row["qualname"], row["path"], row["start_line"], row["end_line"], 1, [row["qualname"], start[node]],
+                    EVIDENCE_COVERAGE,
+                )
+            )  # fmt: skip
 
 
 def _is_test(row: dict[str, Any]) -> bool:
