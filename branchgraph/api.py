@@ -8,7 +8,7 @@ from __future__ import annotations
 import contextlib
 import threading
 from collections.abc import Callable, Collection, Iterator, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -790,7 +790,11 @@ class Workspace(_OpenStores):
         self, report: str | Path, *, repo: str | None = None, branch: str | None = None
     ) -> CoverageImport:
         """See ``import_coverage``."""
-        lines = coverage_evidence.read_report(Path(report))
+        return self._import_coverage(str(report), coverage_evidence.read_report(Path(report)), repo, branch)
+
+    def _import_coverage(
+        self, report: str, lines: dict[str, dict[int, list[str]]], repo: str | None, branch: str | None
+    ) -> CoverageImport:
         root = self.resolve_repo(repo)
         name, branch = self._key(root), branch or git.current_branch(self._git(root))
         # No ingest of the branch runs meanwhile; readers wait only for the write itself.
@@ -798,9 +802,10 @@ class Workspace(_OpenStores):
             with self.reading(repo, branch) as s:
                 pass  # the branch is indexed (else a clear error)
             with self.pg.writing(name, branch):
-                done = coverage_evidence.import_coverage(
-                    self.graph, self.graph, name, branch, s.root, str(report), lines
-                )
+                done = coverage_evidence.import_coverage(self.graph, self.graph, name, branch, s.root, report, lines)
+                # The record names the evidence, so that every process's kept impact reads
+                # (``memo``) start again, as after an ingest.
+                self.pg.record_branch(replace(s.record, counts={**s.record.counts, _COVERAGE_RUN: done.run}))
         forget_state(name, branch)
         return done
 
@@ -837,6 +842,10 @@ class Indexer(_OpenStores):
         return prune_with(self.graph, self.pg, path, older_than=older_than, deleted=True, keep=keep, name=name)
 
 
+# The branch record's entry naming the coverage evidence imported last (``import_coverage``).
+_COVERAGE_RUN = "coverage_run"
+
+
 @dataclass
 class _BranchSession:
     root: Path
@@ -849,7 +858,8 @@ class _BranchSession:
     def memo(self) -> StateMemo:
         """What impact analysis read of the branch in this indexed state (its commit, and when it
         was indexed), kept until the branch is indexed again (``impact/state_memo.py``)."""
-        return memo_for(self.name, self.branch, f"{self.record.indexed_commit} {self.record.indexed_at.isoformat()}")
+        state = f"{self.record.indexed_commit} {self.record.indexed_at.isoformat()}"
+        return memo_for(self.name, self.branch, f"{state} {self.record.counts.get(_COVERAGE_RUN, '')}")
 
     def indexed(self, with_lag: bool = False) -> IndexedBranch:
         """The branch as retrieval sees it; ``with_lag`` counts the commits the branch head is
@@ -1173,9 +1183,9 @@ def import_coverage(
     ``dynamic_context = test_function``, or pytest-cov's ``--cov-context=test``) replaces the
     branch's ``TESTED_BY {evidence: 'coverage'}`` edges; ``impact`` and ``tests_for`` then
     select the tests it saw run a changed function beside the static ones."""
-    coverage_evidence.read_report(Path(report))  # a bad report is told before any store opens
+    lines = coverage_evidence.read_report(Path(report))  # a bad report is told before any store opens
     with Workspace(path, config=config) as ws:
-        return ws.import_coverage(report, branch=branch)
+        return ws._import_coverage(str(report), lines, None, branch)
 
 
 def diff(base: str, head: str, path: str | Path = ".", *, config: Config | None = None) -> BranchDiff:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import itertools
 import threading
-import uuid
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -190,13 +189,14 @@ class Neo4jGraphWrites(Neo4jConnection):
             ]
         )
 
-    def replace_coverage(self, repo: str, branch: str, rows: dict[tuple[str, str], list[dict[str, Any]]]) -> int:
+    def replace_coverage(
+        self, repo: str, branch: str, rows: dict[tuple[str, str], list[dict[str, Any]]], run: str
+    ) -> int:
         """Make the branch's coverage evidence exactly ``rows`` ((symbol label, test label) ->
-        rows of ``s``, ``d`` and ``lines``): the new edges are written first, under a run id of
-        their own, then every coverage edge of another run goes — so a crash between the two
+        rows of ``s``, ``d`` and ``lines``): the new edges are written first, under the import's
+        ``run`` id, then every coverage edge of another run goes — so a crash between the two
         leaves the earlier evidence beside part of the new (more tests, never fewer), and the next
         import removes both. Returns the edges removed."""
-        run = uuid.uuid4().hex
         params = {"branch": branch, "run": run}
         self._run_parallel(
             [

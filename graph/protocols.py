@@ -139,8 +139,11 @@ class GraphWriter(Protocol):
     def clone_branch(self, repo: str, source: str, target: str) -> None:
         """Copy a branch to a new, empty one inside the store (ids rebranched)."""
 
-    def replace_coverage(self, repo: str, branch: str, rows: dict[tuple[str, str], list[dict[str, Any]]]) -> int:
-        """Replace the branch's coverage-evidenced ``TESTED_BY`` edges; return those removed."""
+    def replace_coverage(
+        self, repo: str, branch: str, rows: dict[tuple[str, str], list[dict[str, Any]]], run: str
+    ) -> int:
+        """Replace the branch's coverage-evidenced ``TESTED_BY`` edges by ``rows``, written under the
+        import's ``run`` id; return how many of the earlier ones went."""
 
     def delete_branch(self, repo: str, branch: str) -> int:
         """Delete every node and edge of a branch; return how many nodes went."""

@@ -17,6 +17,7 @@ from __future__ import annotations
 import bisect
 import json
 import re
+import uuid
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -215,6 +216,7 @@ class CoverageImport:
     repo: str
     branch: str
     report: str
+    run: str  # the id the import's edges carry (``run``)
     edges: int  # TESTED_BY edges with evidence 'coverage' now on the branch
     removed: int  # those of earlier imports, gone
     symbols: int  # functions and methods some test executed
@@ -261,11 +263,13 @@ def import_coverage(
     for path in indexed:
         symbols_of.setdefault(path, [])
     found = evidence_of(lines, root, tests, symbols_of)
-    removed = writer.replace_coverage(repo, branch, rows_by_shape(found.edges))
+    run = uuid.uuid4().hex
+    removed = writer.replace_coverage(repo, branch, rows_by_shape(found.edges), run)
     return CoverageImport(
         repo,
         branch,
         report,
+        run,
         len(found.edges),
         removed,
         len({key[0] for key in found.edges}),

@@ -62,7 +62,7 @@ def _coverage_report(repo: Path) -> Path:
 
 @pytest.mark.neo4j
 @pytest.mark.postgres
-def test_a_coverage_run_selects_the_tests_it_saw_run_a_function(repo_dir: Path, config):
+def test_a_coverage_run_selects_the_tests_it_saw_run_a_function(repo_dir: Path, config, monkeypatch):
     commit_files(init_repo(repo_dir), CALC_REPO)
     api.ingest(repo_dir, config=config)
 
@@ -70,12 +70,22 @@ def test_a_coverage_run_selects_the_tests_it_saw_run_a_function(repo_dir: Path, 
         return {t.qualname: t.evidence for t in api.impact(repo_dir, symbols=[qualname], config=config).tests}
 
     # The static answer cannot see the dynamic call: the test comes from the module's name.
-    assert selected("lib.calc.double") == {
+    static = {
         "tests.test_calc.test_double_by_name": "module name",
         "tests.test_calc.TestSquare.test_square": "module name",
     }
+    server = api.Workspace(repo_dir, config=config)  # a server's workspace keeps what it read
+    assert {t.qualname: t.evidence for t in server.impact(symbols=["lib.calc.double"]).tests} == static
     report = _coverage_report(repo_dir)
+    # As from another process: this one's kept reads are not dropped by the import itself.
+    monkeypatch.setattr(api, "forget_state", lambda repo, branch: None)
     done = api.import_coverage(report, repo_dir, config=config)
+    monkeypatch.undo()
+    # The branch record names the new evidence: the server reads the branch again.
+    assert {t.qualname: t.evidence for t in server.impact(symbols=["lib.calc.double"]).tests} == {
+        "tests.test_calc.test_double_by_name": "coverage"
+    }
+    server.close()
     assert (done.contexts, done.contexts_matched, done.unmatched_contexts) == (2, 2, [])
     assert (done.files_matched, done.unmatched_files) == (done.files, [])
     # double and run by one test; square and its nested times by the other (each line goes to
