@@ -1297,7 +1297,7 @@ class PythonResolver(Resolver):
         for ref in f.parsed.references:
             source = self.scope_target(f.path, ref.scope)
             if ref.kind == "call":
-                value = self._resolve_at(f.path, ref.scope, ref.raw, ref.line)
+                value = self._called(self._resolve_at(f.path, ref.scope, ref.raw, ref.line))
                 edge = self._emit_reference(
                     out, f.path, source, "CALLS", ref.raw, ref.line, value, ("Class", "Function", "Method")
                 )
@@ -1323,6 +1323,16 @@ class PythonResolver(Resolver):
 
         if is_support_file(f.path):
             self._emit_fixture_uses(out, f)
+
+    def _called(self, value: _Value) -> _Value:
+        """What a call of ``value`` runs: an in-repo instance runs its class's ``__call__``
+        (``hookimpl = HookimplMarker("x")`` then ``@hookimpl``), when the class or an in-repo
+        base defines one; anything else is called as it is."""
+        if isinstance(value, _Inst):
+            call = self._class_member(value.symbol, "__call__", set())
+            if isinstance(call, _Sym) and call.symbol.label == "Method":
+                return call
+        return value
 
     def _emit_value(self, out: SubgraphEmitter, path: str, source: Target, ref: Reference) -> None:
         """A REFERENCES edge from the scope that names a function, method or class as a value

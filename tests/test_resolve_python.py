@@ -648,6 +648,27 @@ def test_a_factory_returning_a_function_calls_that_function():
     assert edges[("forms.label", "functional.lazy.__wrapper__")] is True
 
 
+def test_calling_an_instance_calls_its_classs_call_method():
+    sources = {
+        "markers.py": (
+            b"class Marker:\n    def __call__(self, function=None, **options):\n        return function\n\n\n"
+            b"class Quiet(Marker):\n    pass\n\n\n"
+            b"class Plain:\n    pass\n"
+        ),
+        "tests/test_plugin.py": (
+            b"from markers import Marker, Plain, Quiet\n\nhookimpl = Marker()\n\n\n"
+            b"def test_plugin():\n    quiet = Quiet()\n    plain = Plain()\n"
+            b"    hookimpl(print, tryfirst=True)\n    quiet(print)\n    plain()\n"
+        ),
+    }
+    graph = resolve(sources)
+    edges = calls_of(graph)
+    assert edges[("tests.test_plugin.test_plugin", "markers.Marker.__call__")] is True
+    assert call_lines(graph)[("tests.test_plugin.test_plugin", "markers.Marker.__call__")] == {9, 10}  # inherited too
+    # A class without `__call__` has nothing to run: the call stays as written, dangling.
+    assert edges[("tests.test_plugin.test_plugin", "plain")] is False
+
+
 def test_a_class_made_by_type_is_dynamic_and_a_returned_library_value_is_the_librarys():
     sources = {
         "forms.py": (
