@@ -1085,7 +1085,7 @@ class PythonResolver(Resolver):
         attributes (``Invoice().add_line``, ``build_client(...).send``, ``qs.filter(...)
         .order_by``, ``super().save``): each call gives what calling the value before returns
         (a fresh instance of a class, a function's annotated or single returned type)."""
-        if "(" in raw and (steps := _call_chain(raw)) is not None:
+        if ("(" in raw or "[" in raw) and (steps := _call_chain(raw)) is not None:
             return self._resolve_chain(path, scope, raw, steps)
         if not _DOTTED.match(raw):
             return _Ext(raw) if _LITERAL_RECEIVER.match(raw) else None
@@ -1105,6 +1105,13 @@ class PythonResolver(Resolver):
             before = value
             if step == _CALL:
                 value = self._call_result(value)
+            elif step == _ITEM:
+                # An in-repo class subscripted is that class, generic (`ConfigAttribute[bool]
+                # ("TESTING")` builds a ConfigAttribute). An item of anything else is not
+                # followed, and is no library's either: `self.tags[key].to_python()` may run any
+                # in-repo `to_python` a registry holds.
+                if not (isinstance(value, _Sym) and value.symbol.label == "Class"):
+                    return None
             elif value is not None:
                 value = self._member(self._through_property(value), step)
             if value is None:
@@ -1486,25 +1493,27 @@ class PythonResolver(Resolver):
 
 
 _CALL = "()"  # a call step of ``_call_chain``
+_ITEM = "[]"  # a subscript step of ``_call_chain``
 _SUPER_ARGUMENTS = re.compile(r"super\(\s*([A-Za-z_][\w.]*)\s*,\s*(?:self|cls)\s*\)")
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 _DOTTED_HEAD = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 
 
 def _call_chain(raw: str) -> list[str] | None:
-    """``a.b(x).c(y) .d`` -> ``["a.b", "()", "c", "()", "d"]``: a dotted head, then calls and
-    attributes; None when ``raw`` is something else (a subscript, a literal receiver)."""
+    """``a.b(x).c(y) .d`` -> ``["a.b", "()", "c", "()", "d"]``: a dotted head, then calls,
+    subscripts (``Attr[bool]`` -> ``["Attr", "[]"]``) and attributes; None when ``raw`` is
+    something else (a literal receiver)."""
     head = _DOTTED_HEAD.match(raw)
     if head is None:
         return None
     steps = [head.group(0)]
     i, n = head.end(), len(raw)
     while i < n:
-        if raw[i] == "(":
+        if raw[i] in "([":
             end = _closing(raw, i)
             if end is None:
                 return None
-            steps.append(_CALL)
+            steps.append(_CALL if raw[i] == "(" else _ITEM)
             i = end + 1
         elif raw[i] == "." or raw[i].isspace():
             while i < n and raw[i].isspace():
@@ -1524,7 +1533,7 @@ def _call_chain(raw: str) -> list[str] | None:
 def _head_and_steps(raw: str) -> tuple[str, list[str]] | None:
     """``a.b(x).c`` -> ``("a", ["b", "()", "c"])``: the first name, then each attribute and
     call after it; None for what is no such chain."""
-    steps = _call_chain(raw) if "(" in raw else raw.split(".") if _DOTTED.match(raw) else None
+    steps = _call_chain(raw) if "(" in raw or "[" in raw else raw.split(".") if _DOTTED.match(raw) else None
     if not steps:
         return None
     head, *attributes = steps[0].split(".")
@@ -1532,7 +1541,9 @@ def _head_and_steps(raw: str) -> tuple[str, list[str]] | None:
 
 
 def _closing(text: str, start: int) -> int | None:
-    """The index of the parenthesis closing the one at ``start`` (strings skipped)."""
+    """The index of the bracket closing the one at ``start`` (a parenthesis or a square
+    bracket; strings skipped), None when another kind closes it first."""
+    closer = {"(": ")", "[": "]"}[text[start]]
     depth, i, quote = 0, start, ""
     while i < len(text):
         c = text[i]
@@ -1548,7 +1559,7 @@ def _closing(text: str, start: int) -> int | None:
         elif c in ")]}":
             depth -= 1
             if depth == 0:
-                return i if c == ")" else None
+                return i if c == closer else None
         i += 1
     return None
 

@@ -669,6 +669,28 @@ def test_calling_an_instance_calls_its_classs_call_method():
     assert edges[("tests.test_plugin.test_plugin", "plain")] is False
 
 
+def test_a_subscripted_class_is_the_class_and_an_item_of_anything_else_is_not_followed():
+    sources = {
+        "config.py": b"class Attribute:\n    def __init__(self, name):\n        self.name = name\n\n    def get(self):\n        return 1\n",
+        "app.py": (
+            b"from config import Attribute\n\n\n"
+            b"class App:\n    testing = Attribute[bool]('TESTING')\n\n"
+            b"    def run(self, handlers):\n        key = Attribute[str]('KEY')\n        key.get()\n"
+            b"        handlers['x']()\n        self.tags: dict[str, Attribute] = {}\n        self.tags[key].check()\n"
+        ),
+    }
+    graph = resolve(sources)
+    edges = calls_of(graph)
+    assert edges[("app.App", "config.Attribute")] is True  # a class body's generic construction
+    assert edges[("app.App.run", "config.Attribute")] is True
+    assert edges[("app.App.run", "config.Attribute.get")] is True  # and what it makes
+    # An item of anything else may be any in-repo object (a registry's): unresolved, not a
+    # library's, so a walk by name still finds what it may run.
+    reasons = unresolved_of_subgraphs(graph)
+    assert edges[("app.App.run", "handlers['x']")] is False and reasons["handlers['x']"] == "unresolved"
+    assert reasons["self.tags[key].check"] == "unresolved"
+
+
 def test_a_class_made_by_type_is_dynamic_and_a_returned_library_value_is_the_librarys():
     sources = {
         "forms.py": (
