@@ -117,6 +117,13 @@ def test_a_coverage_run_selects_the_tests_it_saw_run_a_function(repo_dir: Path, 
     again = json.loads(result.output)
     assert (again["edges"], again["removed"]) == (4, 4)
 
+    # A branch made from this one starts with its evidence (the copy takes every edge).
+    git = Repo(str(repo_dir))
+    git.refs[b"refs/heads/feature"] = git.refs[b"refs/heads/main"]
+    api.ingest(repo_dir, branch="feature", base="main", config=config)
+    feature = api.impact(repo_dir, branch="feature", symbols=["lib.calc.double"], config=config)
+    assert {t.qualname: t.evidence for t in feature.tests} == {"tests.test_calc.test_double_by_name": "coverage"}
+
     # The evidence holds until the next import while the code changes, except where a test file
     # is indexed again: its tests' edges were the old file's (tests_for and impact then go by
     # the static edges until the next run's report is imported).
