@@ -274,9 +274,11 @@ def test_named_query_parameters_are_checked():
         api.run_named_query("nosuch", {})
     assert {q.name for q in api.list_queries()} == {
         "branch_files",
+        "branch_tests",
         "callers",
         "callees",
         "check_dangling",
+        "coverage_tests",
         "dangling",
         "expand",
         "file_edges",
