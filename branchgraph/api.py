@@ -787,13 +787,24 @@ class Workspace(_OpenStores):
             return unresolved_in(self.graph, s.name, s.branch, lines)
 
     def import_coverage(
-        self, report: str | Path, *, repo: str | None = None, branch: str | None = None
+        self,
+        report: str | Path,
+        *,
+        repo: str | None = None,
+        branch: str | None = None,
+        progress: Progress | None = None,
     ) -> CoverageImport:
         """See ``import_coverage``."""
-        return self._import_coverage(str(report), coverage_evidence.read_report(Path(report)), repo, branch)
+        lines = coverage_evidence.read_report(Path(report))
+        return self._import_coverage(str(report), lines, repo, branch, progress)
 
     def _import_coverage(
-        self, report: str, lines: dict[str, dict[int, list[str]]], repo: str | None, branch: str | None
+        self,
+        report: str,
+        lines: dict[str, dict[int, list[str]]],
+        repo: str | None,
+        branch: str | None,
+        progress: Progress | None = None,
     ) -> CoverageImport:
         root = self.resolve_repo(repo)
         name, branch = self._key(root), branch or git.current_branch(self._git(root))
@@ -802,7 +813,16 @@ class Workspace(_OpenStores):
             with self.reading(repo, branch) as s:
                 pass  # the branch is indexed (else a clear error)
             with self.pg.writing(name, branch):
-                done = coverage_evidence.import_coverage(self.graph, self.graph, name, branch, s.root, report, lines)
+                done = coverage_evidence.import_coverage(
+                    self.graph,
+                    self.graph,
+                    name,
+                    branch,
+                    s.root,
+                    report,
+                    lines,
+                    (lambda written, total: progress(COVERAGE_STAGE, written, total)) if progress else None,
+                )
                 # The record names the evidence, so that every process's kept impact reads
                 # (``memo``) start again, as after an ingest.
                 self.pg.record_branch(replace(s.record, counts={**s.record.counts, _COVERAGE_RUN: done.run}))
@@ -844,6 +864,7 @@ class Indexer(_OpenStores):
 
 # The branch record's entry naming the coverage evidence imported last (``import_coverage``).
 _COVERAGE_RUN = "coverage_run"
+COVERAGE_STAGE = "coverage"  # the stage ``import_coverage``'s progress names
 
 
 @dataclass
@@ -1176,7 +1197,12 @@ def _repo_relative(root: Path, file: str) -> str:
 
 
 def import_coverage(
-    report: str | Path, path: str | Path = ".", *, branch: str | None = None, config: Config | None = None
+    report: str | Path,
+    path: str | Path = ".",
+    *,
+    branch: str | None = None,
+    config: Config | None = None,
+    progress: Progress | None = None,
 ) -> CoverageImport:
     """Coverage a test run measured, as evidence of which tests run which code: a coverage.py
     JSON report with contexts (``coverage json --show-contexts`` after a run with
@@ -1185,7 +1211,7 @@ def import_coverage(
     select the tests it saw run a changed function beside the static ones."""
     lines = coverage_evidence.read_report(Path(report))  # a bad report is told before any store opens
     with Workspace(path, config=config) as ws:
-        return ws._import_coverage(str(report), lines, None, branch)
+        return ws._import_coverage(str(report), lines, None, branch, progress)
 
 
 def diff(base: str, head: str, path: str | Path = ".", *, config: Config | None = None) -> BranchDiff:

@@ -56,6 +56,7 @@ class _StageBars:
         "parse": "Parsing",
         "write": "Writing graph",
         "embed": "Embedding",
+        api.COVERAGE_STAGE: "Writing coverage edges",
     }
 
     def __init__(self) -> None:
@@ -330,7 +331,11 @@ def coverage_command(report: str, path: str, branch: str | None, as_json: bool) 
 
     Example: coverage run -m pytest && coverage json --show-contexts && branchgraph coverage coverage.json
     """
-    done = api.import_coverage(report, path, branch=branch)
+    bars = _StageBars()
+    try:
+        done = api.import_coverage(report, path, branch=branch, progress=bars)
+    finally:
+        bars.close()
     if as_json:
         _emit_json(done.to_dict())
         return

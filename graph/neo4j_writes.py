@@ -190,14 +190,30 @@ class Neo4jGraphWrites(Neo4jConnection):
         )
 
     def replace_coverage(
-        self, repo: str, branch: str, rows: dict[tuple[str, str], list[dict[str, Any]]], run: str
+        self,
+        repo: str,
+        branch: str,
+        rows: dict[tuple[str, str], list[dict[str, Any]]],
+        run: str,
+        progress: RowProgress | None = None,
     ) -> int:
         """Make the branch's coverage evidence exactly ``rows`` ((symbol label, test label) ->
         rows of ``s``, ``d`` and ``lines``): the new edges are written first, under the import's
         ``run`` id, then every coverage edge of another run goes — so a crash between the two
         leaves the earlier evidence beside part of the new (more tests, never fewer), and the next
-        import removes both. Returns the edges removed."""
+        import removes both. ``progress`` hears (edges written, edges in all). Returns the edges
+        removed."""
         params = {"branch": branch, "run": run}
+        total, done = sum(len(part) for part in rows.values()), 0
+        lock = threading.Lock()
+
+        def wrote(count: int) -> None:
+            nonlocal done
+            with lock:
+                done += count
+                if progress is not None:
+                    progress(done, total)
+
         self._run_parallel(
             [
                 (
@@ -208,7 +224,8 @@ class Neo4jGraphWrites(Neo4jConnection):
                 )
                 for (source, test), part in rows.items()
                 for i in range(0, len(part), _BULK_ROWS)
-            ]
+            ],
+            wrote,
         )
         removed = 0
         with self._session() as session:

@@ -140,10 +140,16 @@ class GraphWriter(Protocol):
         """Copy a branch to a new, empty one inside the store (ids rebranched)."""
 
     def replace_coverage(
-        self, repo: str, branch: str, rows: dict[tuple[str, str], list[dict[str, Any]]], run: str
+        self,
+        repo: str,
+        branch: str,
+        rows: dict[tuple[str, str], list[dict[str, Any]]],
+        run: str,
+        progress: RowProgress | None = None,
     ) -> int:
         """Replace the branch's coverage-evidenced ``TESTED_BY`` edges by ``rows``, written under the
-        import's ``run`` id; return how many of the earlier ones went."""
+        import's ``run`` id (``progress`` hears edges written, edges in all); return how many of
+        the earlier ones went."""
 
     def delete_branch(self, repo: str, branch: str) -> int:
         """Delete every node and edge of a branch; return how many nodes went."""

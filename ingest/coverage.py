@@ -25,7 +25,7 @@ from typing import Any
 
 from branchgraph.core.errors import CoverageReportError
 from branchgraph.core.languages import language_for_path
-from branchgraph.graph.protocols import GraphReader, GraphWriter
+from branchgraph.graph.protocols import GraphReader, GraphWriter, RowProgress
 
 # pytest-cov's phases of a test (`path::test|run`), and a parametrized test's case id.
 _PHASE = re.compile(r"\|(setup|run|teardown)$")
@@ -82,7 +82,10 @@ def read_report(path: Path) -> dict[str, dict[int, list[str]]]:
         if contexts is None:
             continue
         with_contexts = True
-        named = {int(line): [c for c in found if c] for line, found in contexts.items()}
+        try:
+            named = {int(line): [str(c) for c in found if c] for line, found in contexts.items()}
+        except (AttributeError, TypeError, ValueError) as exc:
+            raise CoverageReportError(f"{path}: the contexts of {name} are not line -> contexts ({exc})") from exc
         lines[name] = {line: found for line, found in named.items() if found}
     if files and not with_contexts:
         raise CoverageReportError(
@@ -244,9 +247,11 @@ def import_coverage(
     root: Path,
     report: str,
     lines: dict[str, dict[int, list[str]]],
+    progress: RowProgress | None = None,
 ) -> CoverageImport:
     """Replace the branch's coverage evidence with what ``report`` says (``lines``: as
-    ``read_report`` read it; the caller holds the branch's ingest lock)."""
+    ``read_report`` read it; the caller holds the branch's ingest lock); ``progress`` hears
+    (edges written, edges in all)."""
     tests = [
         IndexedTest(r["id"], r["kind"], r["qualname"], r["path"])
         for r in reader.named_query("branch_tests", {"repo": repo, "branch": branch}, limit=10_000_000)
@@ -264,7 +269,7 @@ def import_coverage(
         symbols_of.setdefault(path, [])
     found = evidence_of(lines, root, tests, symbols_of)
     run = uuid.uuid4().hex
-    removed = writer.replace_coverage(repo, branch, rows_by_shape(found.edges), run)
+    removed = writer.replace_coverage(repo, branch, rows_by_shape(found.edges), run, progress)
     return CoverageImport(
         repo,
         branch,

@@ -79,8 +79,10 @@ def test_a_coverage_run_selects_the_tests_it_saw_run_a_function(repo_dir: Path, 
     report = _coverage_report(repo_dir)
     # As from another process: this one's kept reads are not dropped by the import itself.
     monkeypatch.setattr(api, "forget_state", lambda repo, branch: None)
-    done = api.import_coverage(report, repo_dir, config=config)
+    heard: list[tuple[str, int, int]] = []
+    done = api.import_coverage(report, repo_dir, config=config, progress=lambda *step: heard.append(step))
     monkeypatch.undo()
+    assert heard and heard[-1] == (api.COVERAGE_STAGE, 4, 4)  # edges written, edges in all
     # The branch record names the new evidence: the server reads the branch again.
     assert {t.qualname: t.evidence for t in server.impact(symbols=["lib.calc.double"]).tests} == {
         "tests.test_calc.test_double_by_name": "coverage"
@@ -146,6 +148,10 @@ def test_a_report_without_contexts_or_not_from_coverage_is_refused_with_the_fix(
     other.write_text('{"tests": []}')
     with pytest.raises(CoverageReportError, match=r"not a coverage\.py JSON report"):
         read_report(other)
+    odd = tmp_path / "odd.json"
+    odd.write_text(json.dumps({"files": {"lib/calc.py": {"contexts": {"one": ["test_a"]}}}}))
+    with pytest.raises(CoverageReportError, match="not line -> contexts"):
+        read_report(odd)
     broken = tmp_path / "broken.json"
     broken.write_bytes(b"\xff\xfe{")
     with pytest.raises(CoverageReportError, match="not a JSON coverage report"):
