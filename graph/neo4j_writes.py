@@ -103,17 +103,7 @@ class Neo4jGraphWrites(Neo4jConnection):
             for shape, rows in _edge_rows(subgraphs).items()
             for i in range(0, len(rows), _BULK_ROWS)
         ]
-        total = sum(len(rows) for _, rows in node_jobs + edge_jobs)
-        done = 0
-        lock = threading.Lock()
-
-        def wrote(rows: int) -> None:
-            nonlocal done
-            with lock:
-                done += rows
-                if progress is not None:
-                    progress(done, total)
-
+        wrote = _tally(sum(len(rows) for _, rows in node_jobs + edge_jobs), progress)
         params = {"repo": repo, "branch": branch}
         self._run_parallel([(q, {**params, "rows": rows}) for q, rows in node_jobs], wrote)  # ends before edges
         self._run_parallel([(q, {**params, "rows": rows}) for q, rows in edge_jobs], wrote)
@@ -204,16 +194,6 @@ class Neo4jGraphWrites(Neo4jConnection):
         import removes both. ``progress`` hears (edges written, edges in all). Returns the edges
         removed."""
         params = {"branch": branch, "run": run}
-        total, done = sum(len(part) for part in rows.values()), 0
-        lock = threading.Lock()
-
-        def wrote(count: int) -> None:
-            nonlocal done
-            with lock:
-                done += count
-                if progress is not None:
-                    progress(done, total)
-
         self._run_parallel(
             [
                 (
@@ -225,7 +205,7 @@ class Neo4jGraphWrites(Neo4jConnection):
                 for (source, test), part in rows.items()
                 for i in range(0, len(part), _BULK_ROWS)
             ],
-            wrote,
+            _tally(sum(len(part) for part in rows.values()), progress),
         )
         removed = 0
         with self._session() as session:
@@ -290,6 +270,22 @@ class Neo4jGraphWrites(Neo4jConnection):
                 lambda: session.execute_write(lambda tx: tx.run(query, repo=repo, branch=branch).single(strict=True))
             )
         return int(record["deleted"])
+
+
+def _tally(total: int, progress: RowProgress | None) -> Callable[[int], None]:
+    """What ``_run_parallel``'s writers call with each job's rows: ``progress`` hears (rows
+    written so far, ``total``), counted under a lock (the writers are threads)."""
+    done = 0
+    lock = threading.Lock()
+
+    def wrote(rows: int) -> None:
+        nonlocal done
+        with lock:
+            done += rows
+            if progress is not None:
+                progress(done, total)
+
+    return wrote
 
 
 def _id_parts(prefix: str, rows: int) -> list[str]:
