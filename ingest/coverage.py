@@ -167,20 +167,20 @@ class Spans:
 
 def evidence_of(
     report: dict[str, dict[int, list[str]]],
-    root: Path,
+    paths: dict[str, str | None],
     tests: list[IndexedTest],
     symbols_of: dict[str, list[FunctionSpan]],
 ) -> CoverageEvidence:
     """The edges a report's contexts and lines give, on a branch with these ``tests`` and, per
-    indexed file, these non-test functions and methods."""
+    indexed file, these non-test functions and methods (``paths``: each file the report names
+    as ``repo_path`` places it)."""
     out = CoverageEvidence()
     names = ContextNames(tests)
-    indexed = set(symbols_of) | {t.path for t in tests}
     contexts: dict[str, list[IndexedTest]] = {}
     spans: dict[str, Spans] = {}
     for name, lines in sorted(report.items()):
         out.files += 1
-        path = repo_path(name, root, indexed)
+        path = paths.get(name)
         if path is None:
             out.unmatched_files.append(name)
             continue
@@ -259,15 +259,14 @@ def import_coverage(
     indexed = {
         r["path"] for r in reader.named_query("branch_files", {"repo": repo, "branch": branch}, limit=10_000_000)
     }
-    measured = sorted({p for p in (repo_path(name, root, indexed) for name in lines) if p is not None})
+    paths = {name: repo_path(name, root, indexed) for name in lines}
+    measured = sorted({p for p in paths.values() if p is not None})
     test_ids = {t.id for t in tests}
     symbols_of: dict[str, list[FunctionSpan]] = defaultdict(list)
     for r in reader.named_query("file_symbols", {"repo": repo, "branch": branch, "paths": measured}, limit=10_000_000):
         if r["kind"] in ("Function", "Method") and r["id"] not in test_ids:
             symbols_of[r["path"]].append(FunctionSpan(r["id"], r["kind"], r["start_line"], r["end_line"]))
-    for path in indexed:
-        symbols_of.setdefault(path, [])
-    found = evidence_of(lines, root, tests, symbols_of)
+    found = evidence_of(lines, paths, tests, symbols_of)
     run = uuid.uuid4().hex
     removed = writer.replace_coverage(repo, branch, rows_by_shape(found.edges), run, progress)
     return CoverageImport(

@@ -58,12 +58,12 @@ _LITERAL_RECEIVER = re.compile(r"""^([rbfuRBFU]{0,2}["']|[\[{]|\d)""")
 _TYPE_KEYWORDS = frozenset({"None", "True", "False"})
 # What a value reference is an edge to.
 _VALUE_LABELS = ("Class", "Function", "Method")
-# Bindings of a local that hold a value made at run time (a parameter, a literal, an element),
-# never a symbol (a call's result may be: a decorator returns a function).
 # Bindings of a name a tuple (or a mapping's items) binds in its place, which they keep.
 _PLACED_BINDINGS = frozenset({"unpacked_call", "unpacked_element", "mapping_items"})
 # Bindings to what a tuple or a declared container holds; `opaque`: to what is not followed.
 _ELEMENT_BINDINGS = _PLACED_BINDINGS | {"mapping_values", "opaque"}
+# Bindings of a local that hold a value made at run time (a parameter, a literal, an element),
+# never a symbol (a call's result may be: a decorator returns a function).
 _COMPUTED_BINDINGS = frozenset(
     {"parameter", "literal", "annotated", "entered", "iterated", "iterated_name", "caught", "cast"}
     | {"type_alias"}
@@ -635,8 +635,8 @@ class PythonResolver(Resolver):
             return _Ext(f"{callee.name}()")
         if isinstance(callee, _Inst):
             # Calling an instance calls its class's `__call__` (a Protocol's, too).
-            call = self._class_member(callee.symbol, "__call__", set())
-            return self._call_result(call) if isinstance(call, _Sym) and call.symbol.label == "Method" else None
+            call = self._called(callee)
+            return self._call_result(call) if call is not callee else None
         if not isinstance(callee, _Sym):
             return None
         symbol = callee.symbol
