@@ -180,11 +180,11 @@ def test_a_repaired_typescript_definition_keeps_its_header_as_written():
 def test_parsing_on_every_core_gives_each_file_what_parsing_in_process_does():
     """Above the pool's threshold, children send each parse as its cache encoding: what the
     parent decodes is the in-process parse, and the encoding is the one the cache stores."""
-    from branchgraph.core.extract import _PARALLEL_MIN_FILES, decode_parsed, encode_parsed, extract_all
+    from branchgraph.core.extract import _PARALLEL_MIN_BYTES, decode_parsed, encode_parsed, extract_all
 
     jobs = [
         ("python", SOURCE + f"\ndef extra_{i}(x):\n    return helper(x) + {i}\n".encode())
-        for i in range(_PARALLEL_MIN_FILES + 10)
+        for i in range(_PARALLEL_MIN_BYTES // len(SOURCE) + 10)
     ]
     jobs.append(("typescript", b"export function f(a: number): number { return g(a) }\n"))
     results = list(extract_all(jobs, workers=2))
