@@ -37,7 +37,7 @@ from branchgraph.graph.protocols import (
     IndexState,
     PushState,
 )
-from branchgraph.impact.analysis import ImpactReport, analyze
+from branchgraph.impact.analysis import ImpactReport, analyze, definitions_by_qualname
 from branchgraph.impact.branch_diff import BranchDiff, diff_branches
 from branchgraph.impact.changes import (
     MODIFIED,
@@ -665,8 +665,10 @@ class Workspace(_OpenStores):
                 rows = self.graph.named_query(
                     "symbols_named", {"repo": s.name, "branch": s.branch, "qualnames": list(qualnames)}
                 )
-                out = {}
-                for r in rows:
+                out: dict[str, SymbolText] = {}
+                for r in (r for defs in definitions_by_qualname(rows).values() for r in defs):
+                    if r["qualname"] in out:
+                        continue  # the implementation was found before its stub
                     found = self._symbol(s, r["id"])  # its text as indexed, relocated if the file drifted
                     if found is not None:
                         out[r["qualname"]] = SymbolText(
@@ -1143,13 +1145,13 @@ def impact(
 
 def _named_changes(ws: Workspace, s: _BranchSession, qualnames: list[str]) -> list[ChangedSymbol]:
     rows = ws.graph.named_query("symbols_named", {"repo": s.name, "branch": s.branch, "qualnames": qualnames})
-    found = {r["qualname"]: r for r in rows}
+    found = definitions_by_qualname(rows)
     unknown = [q for q in qualnames if q not in found]
     if unknown:
         raise NotIndexed(f"no symbol {', '.join(map(repr, unknown))} on {s.name}@{s.branch}")
     return [
         ChangedSymbol(r["qualname"], r["kind"], r["path"], r["start_line"], r["end_line"], MODIFIED, r["name"])
-        for r in (found[q] for q in qualnames)
+        for r in (found[q][0] for q in qualnames)
     ]
 
 

@@ -10,6 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from branchgraph.core.languages import is_declaration_path
 from branchgraph.graph.protocols import GraphReader
 from branchgraph.impact.changes import ADDED, DELETED, SIGNATURE, ChangedSymbol
 from branchgraph.impact.state_memo import StateMemo, per_node
@@ -90,13 +91,12 @@ def analyze(
 ) -> ImpactReport:
     """The impact of ``changes`` on the branch as indexed at ``commit``; ``memo``: what was read
     of this indexed state of the branch before (``state_memo.py``)."""
-    found = {
-        row["qualname"]: row
-        for row in graph.named_query(
+    found = definitions_by_qualname(
+        graph.named_query(
             "symbols_named", {"repo": repo, "branch": branch, "qualnames": sorted({c.qualname for c in changes})}
         )
-    }
-    report = ImpactReport(branch, commit, [_changed_row(c, found.get(c.qualname)) for c in changes])
+    )
+    report = ImpactReport(branch, commit, [_changed_row(c, _in_file(found.get(c.qualname), c.path)) for c in changes])
     missing = [c for c in changes if c.qualname not in found and c.change != ADDED]
     if missing:
         report.exact = False
@@ -104,7 +104,9 @@ def analyze(
             f"{len(missing)} changed symbols are not in the index of {branch} at {commit[:12]} "
             f"(e.g. {missing[0].qualname}): index the branch at the change's base or head for their users"
         )
-    start = {row["id"]: row["qualname"] for row in found.values()}
+    # Every definition of a changed name is a start: a stub's users are the implementation's
+    # (``setters.pyi`` beside ``setters.py``), and so are a redefinition's in the same file.
+    start = {row["id"]: row["qualname"] for rows in found.values() for row in rows}
     memo = memo or StateMemo()
     names = sorted({c.name for c in changes})
 
@@ -115,7 +117,8 @@ def analyze(
     with ThreadPoolExecutor(max_workers=2) as pool:
         users = pool.submit(users_of, graph, start, depth, memo)
         unknowns = pool.submit(memo.value, "impact_unknowns " + " ".join(names), read_unknowns)
-        tests_to_run(graph, repo, branch, start, {row["id"]: row["path"] for row in found.values()}, report, memo)
+        paths = {row["id"]: row["path"] for rows in found.values() for row in rows}
+        tests_to_run(graph, repo, branch, start, paths, report, memo)
         report.impacted = users.result()
     for row in unknowns.result():
         unknown = Unknown(row["path"], row["user"], row["raw"], row["line"], row["edge"])
@@ -128,6 +131,22 @@ def analyze(
         )
     report.risk, report.reasons = _risk(changes, report)
     return report
+
+
+def definitions_by_qualname(rows: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    """``symbols_named`` rows by qualified name, an implementation before a declaration of the
+    same name (a type stub), then by path and line: the first is the one a name means."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    for row in sorted(rows, key=lambda r: (is_declaration_path(r["path"]), r["path"], r["start_line"])):
+        out.setdefault(row["qualname"], []).append(row)
+    return out
+
+
+def _in_file(rows: list[dict[str, Any]] | None, path: str) -> dict[str, Any] | None:
+    """The definition in the changed file, else the one the name means."""
+    if not rows:
+        return None
+    return next((r for r in rows if r["path"] == path), rows[0])
 
 
 def _changed_row(change: ChangedSymbol, node: dict[str, Any] | None) -> dict[str, Any]:

@@ -241,6 +241,27 @@ def test_tests_are_selected_through_calls_names_enclosing_scopes_and_implicit_me
     assert selected("lib.orphan.lonely") == {"tests.test_imports.test_imports_orphan": "imports"}
 
 
+def test_a_name_with_a_type_stub_beside_its_module_selects_the_users_of_its_implementation(repo_dir: Path, config):
+    """`setters.pyi` declares what `setters.py` implements under the same qualified names;
+    either definition of a name stands for both, and the implementation is the one shown."""
+    selected = _indexed_selection(
+        repo_dir,
+        config,
+        {
+            "lib/__init__.py": "",
+            "lib/setters.py": "def pipe(*steps):\n    return steps\n",
+            "lib/setters.pyi": "def pipe(*steps: object) -> tuple[object, ...]: ...\n",
+            "tests/__init__.py": "",
+            "tests/test_pipe.py": "from lib import setters\n\n\ndef test_pipe():\n    assert setters.pipe(1)\n",
+            "tests/test_other.py": "def test_other():\n    assert True\n",
+        },
+    )
+    assert selected("lib.setters.pipe") == {"tests.test_pipe.test_pipe": "calls"}
+    report = api.impact(repo_dir, symbols=["lib.setters.pipe"], config=config)
+    assert [c["path"] for c in report.changed] == ["lib/setters.py"]
+    assert {i.qualname: i.tier for i in report.impacted} == {"tests.test_pipe.test_pipe": "will_break"}
+
+
 @pytest.mark.parametrize("walk_room", [5_000, 3])
 def test_a_walk_step_read_in_parts_selects_what_one_read_selects(repo_dir: Path, config, monkeypatch, walk_room):
     from branchgraph.impact import state_memo, test_selection
