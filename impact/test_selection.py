@@ -43,7 +43,13 @@ IMPLICIT_METHODS = (
     "__getitem__ __setitem__ __delitem__ __contains__ __eq__ __ne__ __lt__ __le__ __gt__ __ge__ __hash__ "
     "__bool__ __repr__ __str__ __format__ __get__ __set__ __set_name__ __del__ __await__ __missing__ "
     "__class_getitem__ __fspath__ __index__ __int__ __float__ __add__ __sub__ __mul__ __truediv__ __or__ "
-    "__and__ __reduce__ __copy__ __deepcopy__"
+    "__and__ __reduce__ __copy__ __deepcopy__ __getstate__ __setstate__ __reduce_ex__ __getnewargs__ "
+    "__getnewargs_ex__ __replace__ __dir__ __sizeof__ __reversed__ __length_hint__ __bytes__ __complex__ "
+    "__round__ __trunc__ __floor__ __ceil__ __neg__ __pos__ __abs__ __invert__ __floordiv__ __mod__ "
+    "__divmod__ __pow__ __matmul__ __lshift__ __rshift__ __xor__ __radd__ __rsub__ __rmul__ __rtruediv__ "
+    "__rfloordiv__ __rmod__ __rpow__ __rmatmul__ __ror__ __rand__ __rxor__ __iadd__ __isub__ __imul__ "
+    "__itruediv__ __ifloordiv__ __imod__ __ipow__ __ior__ __iand__ __ixor__ __instancecheck__ "
+    "__subclasscheck__ __prepare__"
 ).split()
 # Set-up methods a test framework runs before each test of their class (unittest, django,
 # pytest's xunit style): what they call runs for every one of those tests.

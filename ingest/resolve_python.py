@@ -58,6 +58,9 @@ _LITERAL_RECEIVER = re.compile(r"""^([rbfuRBFU]{0,2}["']|[\[{]|\d)""")
 _TYPE_KEYWORDS = frozenset({"None", "True", "False"})
 # What a value reference is an edge to.
 _VALUE_LABELS = ("Class", "Function", "Method")
+# Bounds on a dispatch by name prefix (``_emit_dispatch``): the subclasses searched, the
+# methods it names.
+_MAX_DISPATCH_CLASSES, _MAX_DISPATCH_TARGETS = 200, 300
 # Bindings of a name a tuple (or a mapping's items) binds in its place, which they keep.
 _PLACED_BINDINGS = frozenset({"unpacked_call", "unpacked_element", "mapping_items"})
 # Bindings to what a tuple or a declared container holds; `opaque`: to what is not followed.
@@ -1310,8 +1313,13 @@ class PythonResolver(Resolver):
                 )
                 if edge.resolved and ref.scope is not None:
                     self._emit_tested_by(out, f, ref.scope, edge)
+                elif not edge.resolved:
+                    for method in self._stored_methods(f.path, ref.scope, ref.raw):
+                        out.inferred(f.path, source, "CALLS", method, ref.raw, ref.line, via="stored method")
             elif ref.kind == "value":
                 self._emit_value(out, f.path, source, ref)
+            elif ref.kind == "dispatch" and ref.param:
+                self._emit_dispatch(out, f.path, source, ref)
             elif ref.kind == "metaclass" and ref.scope is not None:
                 # Making the class calls its metaclass (`SchemaMeta.__new__` runs for every
                 # Schema subclass defined): an in-repo metaclass is called by the class.
@@ -1361,6 +1369,73 @@ class PythonResolver(Resolver):
             found = self._target(self._resolve_dotted(origin[0], None, element.raw), _VALUE_LABELS)
             if found is not None and found.id != source.id:
                 out.reference(path, source, "REFERENCES", ref.raw, ref.line, found)
+
+    def _emit_dispatch(self, out: SubgraphEmitter, path: str, source: Target, ref: Reference) -> None:
+        """Inferred CALLS edges from a ``getattr(receiver, prefix + ...)`` to each method whose name
+        has the prefix (``ref.param``), of the receiver's class, its in-repo bases and every
+        in-repo subclass below it (a visitor's ``visit_<Node>`` methods live in its subclasses).
+        A prefix too short to say anything (``getattr(self, name)`` has none) gives nothing."""
+        prefix = ref.param or ""
+        if len(prefix) < 3 or not prefix.isidentifier():
+            return
+        value = self._resolve_dotted(path, ref.scope, ref.raw)
+        if not isinstance(value, (_Inst, _Sym)) or value.symbol.label != "Class":
+            return
+        classes: dict[str, _Symbol] = {}
+        pending = [value.symbol]
+        while pending and len(classes) < _MAX_DISPATCH_CLASSES:
+            cls = pending.pop()
+            if cls.id in classes:
+                continue
+            classes[cls.id] = cls
+            if self.reads is not None:
+                self.reads.add((SUBCLASSES, symbol_key(cls.id)))
+            pending.extend(self._subclasses(cls.id))
+        for base in self._mro(value.symbol)[1:]:
+            if isinstance(base, _Symbol):
+                classes.setdefault(base.id, base)
+        targets = sorted(
+            {
+                method.id: method
+                for cls in classes.values()
+                for name, method in self.children.get((cls.file.path, cls.index), {}).items()
+                if name.startswith(prefix) and len(name) > len(prefix) and method.label == "Method"
+            }.values(),
+            key=lambda m: m.id,
+        )
+        for method in targets[:_MAX_DISPATCH_TARGETS]:
+            if method.id != source.id:
+                target = Target(method.id, method.label)
+                out.inferred(path, source, "CALLS", target, ref.raw, ref.line, via=f"getattr {prefix}*")
+
+    def _stored_methods(self, path: str, scope: int | None, raw: str) -> list[Target]:
+        """The methods a call of ``self.attr`` that resolved to nothing may run, when every
+        assignment of the attribute stores one of the class's methods and they disagree
+        (``self._add = self._add_safe`` or ``self._add_unsafe``): each is called, inferred."""
+        receiver, dot, attr = raw.partition(".")
+        if receiver != "self" or not dot or "." in attr or not attr.isidentifier() or scope is None:
+            return []
+        defs = self._file(path).parsed.definitions
+        owner = defs[scope].parent
+        if owner is None or defs[owner].kind != "class":
+            return []
+        for klass in self._mro(self.symbols[(path, owner)]):
+            if not isinstance(klass, _Symbol):
+                return []
+            bindings = self.attributes.get((klass.file.path, klass.index), {}).get(attr)
+            if not bindings:
+                continue
+            found: dict[str, Target] = {}
+            for binding in bindings:
+                stored = binding[1] if binding[0] == "alias" else ""
+                if not stored.startswith("self.") or stored.count(".") != 1:
+                    return []  # something else is stored too: nothing is sure enough to name
+                value = self._resolve_dotted(klass.file.path, binding[2], stored)
+                if not isinstance(value, _Sym) or value.symbol.label != "Method":
+                    return []
+                found[value.symbol.id] = Target(value.symbol.id, "Method")
+            return sorted(found.values(), key=lambda t: t.id)
+        return []
 
     def _may_name_a_symbol(self, path: str, scope: int | None, head: str, attribute: bool) -> bool:
         """Whether a value whose first name is ``head`` may be a symbol, from the file's own

@@ -81,7 +81,37 @@ ALIASED = {
     "use.py": "from text import TextType\n\n\ndef show(title: TextType):\n    return title.copy()\n",
 }
 
+VISITOR = {
+    "lib/__init__.py": "",
+    "lib/visitor.py": (
+        "class NodeVisitor:\n    def get_visitor(self, node):\n"
+        '        return getattr(self, f"visit_{type(node).__name__}", None)\n'
+    ),
+    "lib/track.py": (
+        "from lib.visitor import NodeVisitor\n\n\nclass Tracker(NodeVisitor):\n"
+        "    def visit_Name(self, node):\n        return 1\n"
+    ),
+}
+
 CASES = {
+    # A visitor's dispatch by name prefix reaches a method its subclass gains, and a subclass
+    # that appears in another file.
+    "dispatched method appears": (
+        VISITOR,
+        {**VISITOR, "lib/track.py": VISITOR["lib/track.py"] + "\n    def visit_Call(self, node):\n        return 2\n"},
+        None,
+    ),
+    "dispatching subclass appears": (
+        VISITOR,
+        {
+            **VISITOR,
+            "lib/deeper.py": (
+                "from lib.track import Tracker\n\n\nclass Deeper(Tracker):\n"
+                "    def visit_Call(self, node):\n        return 2\n"
+            ),
+        },
+        None,
+    ),
     # A type alias in another module comes to name another class: the annotated call follows.
     "type alias switched": (
         ALIASED,

@@ -1238,3 +1238,62 @@ def test_a_declared_mappings_items_and_values_are_its_keys_and_values():
     lines = call_lines(resolve(sources))
     assert lines[("form.Form.run", "store.Store.save")] == {11, 13}
     assert lines[("form.Form.run", "value.save")] == {15}
+
+
+def test_a_dispatch_by_name_prefix_and_a_method_stored_on_an_object_reference_what_they_may_run():
+    sources = {
+        "lib/__init__.py": b"",
+        "lib/visitor.py": (
+            b"class NodeVisitor:\n    def get_visitor(self, node):\n"
+            b'        return getattr(self, f"visit_{type(node).__name__}", None)\n\n'
+            b"    def anything(self, name):\n        return getattr(self, name)\n\n"
+            b"    def visit_Base(self, node):\n        return 0\n"
+        ),
+        "lib/track.py": (
+            b"from lib.visitor import NodeVisitor\n\n\n"
+            b"class Tracker(NodeVisitor):\n"
+            b"    def __init__(self, safe):\n"
+            b"        self.step = self.step_one\n"
+            b"        if safe:\n            self._add = self._add_safe\n"
+            b"        else:\n            self._add = self._add_unsafe\n\n"
+            b"    def visit_Name(self, node):\n        return self.step() + self._add(node)\n\n"
+            b"    def visit_(self, node):\n        return 2\n\n"
+            b"    def step_one(self):\n        return 1\n\n"
+            b"    def _add_safe(self, node):\n        return 1\n\n"
+            b"    def _add_unsafe(self, node):\n        return 2\n\n\n"
+            b"class Deeper(Tracker):\n    def visit_Call(self, node):\n        return 4\n\n\n"
+            b"class Parser:\n    def parse(self, token):\n"
+            b'        return getattr(self, "parse_" + token)()\n\n'
+            b"    def parse_if(self):\n        return 5\n"
+        ),
+    }
+    graph = resolve(sources)
+    inferred = {(e.src, e.dst): e.via for s in graph for e in s.edges if e.inferred}
+    names = {n.id: n.props["qualname"] for s in graph for n in s.nodes}
+    inferred = {(names[a], names[b]): via for (a, b), via in inferred.items()}
+    references = {(a, b) for a, t, b, ok in edges_of_subgraphs(graph) if ok and t == "REFERENCES"}
+    # The prefix may name any method of the receiver's, its subclasses' too: each is an inferred
+    # call. A bare prefix is no name, and a name made from nothing names nothing.
+    get_visitor = "lib.visitor.NodeVisitor.get_visitor"
+    assert {b: via for (a, b), via in inferred.items() if a == get_visitor} == {
+        "lib.visitor.NodeVisitor.visit_Base": "getattr visit_*",
+        "lib.track.Tracker.visit_Name": "getattr visit_*",
+        "lib.track.Deeper.visit_Call": "getattr visit_*",
+    }
+    assert not {b for a, b in inferred if a == "lib.visitor.NodeVisitor.anything"}
+    assert inferred[("lib.track.Parser.parse", "lib.track.Parser.parse_if")] == "getattr parse_*"
+    # A method stored on the instance is referenced where it is stored; called through the
+    # attribute, it is the one stored where only one is, and each one inferred where two are.
+    init = "lib.track.Tracker.__init__"
+    assert {b for a, b in references if a == init} == {
+        "lib.track.Tracker.step_one",
+        "lib.track.Tracker._add_safe",
+        "lib.track.Tracker._add_unsafe",
+    }
+    calls = calls_of(graph)
+    assert calls[("lib.track.Tracker.visit_Name", "lib.track.Tracker.step_one")]
+    assert calls[("lib.track.Tracker.visit_Name", "self._add")] is False
+    assert {b: via for (a, b), via in inferred.items() if a == "lib.track.Tracker.visit_Name"} == {
+        "lib.track.Tracker._add_safe": "stored method",
+        "lib.track.Tracker._add_unsafe": "stored method",
+    }

@@ -42,6 +42,17 @@
  (set [(identifier) (attribute)] @reference.value)
  (tuple [(identifier) (attribute)] @reference.value)
  (pair value: [(identifier) (attribute)] @reference.value)]
+; `getattr(self, f"visit_{type(node).__name__}")`, `getattr(self, "parse_" + token)`: a call by
+; a name made from a prefix (a visitor's or a parser's dispatch) may run each method of the
+; receiver whose name has that prefix (@param).
+((call function: (identifier) @_getattr
+   arguments: (argument_list . [(identifier) (attribute)] @reference.dispatch .
+     [(string (string_start) . (string_content) @param . (interpolation))
+      (binary_operator left: (string (string_start) . (string_content) @param . (string_end)) operator: "+")]))
+  (#eq? @_getattr "getattr"))
+; Stored on an object (`self._add = self._add_safe`, `app.handler = handle`): it runs where the
+; attribute is called, which a choice between two (`if safe: ... else: ...`) leaves unresolved.
+(assignment left: (attribute) right: [(identifier) (attribute)] @reference.value)
 (assignment left: (identifier) @param
   right: [(list [(identifier) (attribute)] @reference.value)
           (tuple [(identifier) (attribute)] @reference.value)
@@ -80,7 +91,7 @@
 (assignment left: (attribute object: (identifier) @assign.object attribute: (identifier) @assign.name)
   right: (call function: (_) @assign.value))
 (assignment left: (attribute object: (identifier) @assign.object attribute: (identifier) @assign.name)
-  right: (identifier) @assign.alias)
+  right: [(identifier) (attribute)] @assign.alias)
 (assignment left: (attribute object: (identifier) @assign.object attribute: (identifier) @assign.name)
   type: (type) @assign.type)
 ; Annotated names anywhere (`hook: HookCaller | None = ...` in a function, `app: Flask` in a
