@@ -87,6 +87,17 @@ CALL (t) {
     AND any(line IN coalesce(c.lines, [c.line]) WHERE u.start_line <= line <= u.end_line)
   RETURN u
   UNION
+  // A call at the top of a test file runs when the file is imported, before any of its tests,
+  // and what it makes (`EqC = cmp_using(eq=...)`, `app = create_app()`) is what they use: it
+  // runs for each test of the file. (A call on a test's decorator lines is that test's input,
+  // above.)
+  MATCH (t)<-[c:CALLS]-(f:File)
+  WHERE any(line IN coalesce(c.lines, [c.line])
+            WHERE NOT EXISTS { MATCH (f)-[:DEFINES]->(d) WHERE d.start_line <= line <= d.end_line })
+  MATCH (f)-[:DEFINES*1..2]->(u)
+  WHERE (u:Function OR u:Method) AND u.is_test
+  RETURN u
+  UNION
   // An autouse fixture runs for every test in its scope: the tests of its file, or of the
   // folder of the conftest.py that defines it.
   MATCH (t:Function)

@@ -262,6 +262,34 @@ def test_a_name_with_a_type_stub_beside_its_module_selects_the_users_of_its_impl
     assert {i.qualname: i.tier for i in report.impacted} == {"tests.test_pipe.test_pipe": "will_break"}
 
 
+def test_a_call_at_the_top_of_a_test_file_runs_for_each_of_its_tests(repo_dir: Path, config):
+    """What a test module makes when it is imported (a class built by a factory) is what its
+    tests use: the factory's inner function is selected for every test of that file alone."""
+    selected = _indexed_selection(
+        repo_dir,
+        config,
+        {
+            "lib/__init__.py": "",
+            "lib/cmp.py": (
+                "def make_class(name):\n"
+                "    def __init__(self, value):\n        self.value = value\n\n"
+                "    return type(name, (), {'__init__': __init__})\n"
+            ),
+            "tests/__init__.py": "",
+            "tests/test_cmp.py": (
+                "from lib.cmp import make_class\n\nEqC = make_class('EqC')\nCASES = [EqC]\n\n\n"
+                "def test_equal():\n    assert EqC(1)\n\n\n"
+                "class TestOrder:\n    def test_order(self):\n        assert CASES\n"
+            ),
+            "tests/test_other.py": "def test_other():\n    assert True\n",
+        },
+    )
+    assert selected("lib.cmp.make_class.__init__") == {
+        "tests.test_cmp.test_equal": "calls",
+        "tests.test_cmp.TestOrder.test_order": "calls",
+    }
+
+
 @pytest.mark.parametrize("walk_room", [5_000, 3])
 def test_a_walk_step_read_in_parts_selects_what_one_read_selects(repo_dir: Path, config, monkeypatch, walk_room):
     from branchgraph.impact import state_memo, test_selection
