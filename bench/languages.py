@@ -68,16 +68,17 @@ def ingest_figures(root: Path, config: Config) -> dict:
         # Files differ in size between corpora; edges per second says how the work compares.
         "edges_per_second": round(sum(summary.edges.values()) / summary.seconds["total"]),
         "repo": summary.repo,
+        "branch": summary.branch,
     }
 
 
-def top_unresolved(config: Config, root: Path, repo: str, limit: int) -> list[tuple[str, int]]:
+def top_unresolved(config: Config, root: Path, repo: str, branch: str, limit: int) -> list[tuple[str, int]]:
     """The most frequent raw texts of unresolved references: where the resolver falls short."""
     with open_graph_store(config, root) as graph:
         rows = graph.read_query(
-            "MATCH ({repo: $repo, branch: 'main'})-[r]->(u:Unresolved {reason: 'unresolved'}) "
+            "MATCH ({repo: $repo, branch: $branch})-[r]->(u:Unresolved {reason: 'unresolved'}) "
             "RETURN type(r) AS type, r.raw AS raw",
-            {"repo": repo},
+            {"repo": repo, "branch": branch},
             limit=1_000_000,
         )
     counts = Counter(f"{r['type']} {r['raw']}" for r in rows)
@@ -134,7 +135,7 @@ def main() -> None:
                 figures[language] = ingest_figures(root, config)
                 figures[language]["corpus"] = args.python if language == "python" else root.name
                 figures[language]["top_unresolved"] = top_unresolved(
-                    config, root, figures[language]["repo"], args.show_unresolved
+                    config, root, figures[language]["repo"], figures[language]["branch"], args.show_unresolved
                 )
         finally:
             for _, root in roots:
