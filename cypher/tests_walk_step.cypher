@@ -2,7 +2,8 @@
 // runs them. Callers, subclasses and holders (CALLS, INHERITS_FROM, and REFERENCES from a test or
 // a class body: a callback a test hands on, a table of formatters), the methods an override overrides
 // (in-repo) and the callers of a library base's methods, the tests a set-up method or an
-// autouse fixture runs before, the tests whose decorators call them, the tests that call them
+// autouse fixture runs before, the tests whose decorators call them, the tests of a test file
+// whose top-level code calls them, the tests that call them
 // (TESTED_BY), callers whose dangling call names them (`x.save()` may run any `save`: the
 // graph could not tell which), the function a nested function or class is defined in, and the class of
 // a method that runs without being called by name (`__init__`, `__call__`, `__enter__`, other
