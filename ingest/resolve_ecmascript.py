@@ -364,10 +364,18 @@ class EcmaScriptResolver(Resolver):
             # A namespace import or a require(): a CommonJS module's `module.exports = x` is x.
             cjs = self._export(module.name, "default") if self._has_commonjs_default(module.name) else None
             return cjs or module
+        found = self._export(module.name, name)
+        if found is None:
+            # What a JavaScript module exports but the code does not say (axios's default export
+            # is `createInstance(defaults)`, its named ones destructured from it) is what the
+            # declaration file beside it declares, as the checker reads it.
+            twin = _declaration_twin(module.name)
+            if twin is not None and twin in self.modules.paths:
+                found = self._export(twin, name)
         if name == "default":
             # With esModuleInterop, a module with no default export gives its namespace.
-            return self._export(module.name, "default") or module
-        return self._export(module.name, name)
+            return found or module
+        return found
 
     def _has_commonjs_default(self, path: str) -> bool:
         binding = self.exports.get(path, {}).get("default")
@@ -1205,3 +1213,14 @@ def resolve_ecmascript(
 ) -> list[FileSubgraph]:
     """Resolve a whole commit's TypeScript and JavaScript files into per-file graphs."""
     return EcmaScriptResolver(repo, branch, files, project_files).build()
+
+
+_DECLARATION_EXTENSIONS = {".js": ".d.ts", ".jsx": ".d.ts", ".mjs": ".d.mts", ".cjs": ".d.cts"}
+
+
+def _declaration_twin(path: str) -> str | None:
+    """The declaration file a JavaScript module's types are written in beside it
+    (``index.js`` -> ``index.d.ts``), by name; None for other files."""
+    stem, ext = posixpath.splitext(path)
+    twin = _DECLARATION_EXTENSIONS.get(ext)
+    return stem + twin if twin else None

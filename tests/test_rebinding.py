@@ -266,6 +266,34 @@ def test_a_typescript_change_rebinds_unchanged_files(case, repo_dir, config, gra
     assert_equals_fresh_ingest(repo_dir, "main", config, graph_store, pg_store)
 
 
+JS_WITH_FACTORY = {
+    "package.json": '{"name": "client", "private": true}',
+    "lib/make.js": "export function makeClient() {\n  return {};\n}\n",
+    "lib/client.js": 'import { makeClient } from "./make.js";\n\nconst client = makeClient();\nexport default client;\n',
+    "app.js": 'import client from "./lib/client.js";\n\nexport function run() {\n  return client.fetchAll();\n}\n',
+    "tidy.js": "export function tidy(value) {\n  return value.trim();\n}\n",
+}
+
+
+def test_a_declaration_file_appearing_beside_a_javascript_module_rebinds_its_importers(
+    repo_dir, config, graph_store, pg_store
+):
+    declared = {
+        "lib/client.d.ts": (
+            "export interface Client {\n  fetchAll(): Promise<void>;\n}\n"
+            "declare const client: Client;\nexport default client;\n"
+        )
+    }
+
+    def dangles() -> None:
+        assert _call_target(graph_store, repo_dir.name, "app.run", "client.fetchAll") == "client.fetchAll"
+
+    update = _ingest_then_update(repo_dir, config, JS_WITH_FACTORY, {**JS_WITH_FACTORY, **declared}, dangles)
+    assert update.work["files_resolved"] < len(JS_WITH_FACTORY) + 1  # tidy.js is not resolved again
+    assert _call_target(graph_store, repo_dir.name, "app.run", "client.fetchAll") == "lib/client.Client.fetchAll"
+    assert_equals_fresh_ingest(repo_dir, "main", config, graph_store, pg_store)
+
+
 TS_JSX = {
     "package.json": '{"name": "ui", "private": true}',
     "src/nodes.ts": "export class VNode {\n  render(): string {\n    return '';\n  }\n}\n",

@@ -148,6 +148,38 @@ def test_default_namespace_and_star_exports():
     }
 
 
+def test_what_a_javascript_module_exports_without_saying_is_what_its_declaration_file_declares():
+    """A default export made by a factory and names destructured from it (axios' `index.js`)
+    are what `index.d.ts` beside the module declares, as the checker reads them; what the
+    module's own code says still wins."""
+    graph = resolve(
+        {
+            "lib/make.js": b"export function makeClient() { return {}; }\nexport function helper() { return 1; }\n",
+            "lib/client.js": (
+                b'import { makeClient, helper } from "./make.js";\n'
+                b"const client = makeClient();\nconst { Widget } = client;\n"
+                b"export { client as default, Widget, helper };\n"
+            ),
+            "lib/client.d.ts": (
+                b"export interface Client { fetchAll(): Promise<void>; }\n"
+                b"export class Widget { constructor(name: string); }\n"
+                b"export function helper(): number;\n"
+                b"declare const client: Client;\nexport default client;\n"
+            ),
+            "app.js": (
+                b'import client, { Widget, helper } from "./lib/client.js";\n'
+                b'function run() {\n  client.fetchAll();\n  new Widget("w");\n  helper();\n}\n'
+            ),
+        }
+    )
+    found = {raw: target for (caller, raw), target in calls_by_caller(graph).items() if caller == "app.run"}
+    assert found == {
+        "client.fetchAll": ("lib/client.Client.fetchAll", True),
+        "Widget": ("lib/client.Widget", True),
+        "helper": ("lib/make.helper", True),  # the implementation the module names, not its declaration
+    }
+
+
 def test_commonjs_exports_and_requires():
     graph = resolve(
         {
