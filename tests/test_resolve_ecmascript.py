@@ -162,13 +162,13 @@ def test_what_a_javascript_module_exports_without_saying_is_what_its_declaration
             ),
             "lib/client.d.ts": (
                 b"export interface Client { fetchAll(): Promise<void>; }\n"
-                b"export class Widget { constructor(name: string); }\n"
+                b"export class Widget { constructor(name: string); render(): string; }\n"
                 b"export function helper(): number;\n"
                 b"declare const client: Client;\nexport default client;\n"
             ),
             "app.js": (
                 b'import client, { Widget, helper } from "./lib/client.js";\n'
-                b'function run() {\n  client.fetchAll();\n  new Widget("w");\n  helper();\n}\n'
+                b'function run() {\n  client.fetchAll();\n  new Widget("w").render();\n  helper();\n}\n'
             ),
         }
     )
@@ -176,6 +176,7 @@ def test_what_a_javascript_module_exports_without_saying_is_what_its_declaration
     assert found == {
         "client.fetchAll": ("lib/client.Client.fetchAll", True),
         "Widget": ("lib/client.Widget", True),
+        'new Widget("w").render': ("lib/client.Widget.render", True),  # a declared class's method
         "helper": ("lib/make.helper", True),  # the implementation the module names, not its declaration
     }
 

@@ -5,6 +5,9 @@
 (interface_declaration name: (_) @name) @definition.interface
 (interface_body (method_signature name: (_) @name) @definition.function)
 (class_body (abstract_method_signature name: (_) @name) @definition.function)
+; A method a class declares without a body: an overload's signature, or a declaration file's
+; class (`export class Axios { get<T>(url: string): Promise<T>; }` in axios' index.d.ts).
+(class_body (method_signature name: (_) @name) @definition.function)
 (class_body (public_field_definition name: (_) @name value: [(arrow_function) (function_expression)]) @definition.function)
 
 ((comment) @doc . [(abstract_class_declaration) (interface_declaration) (method_signature)
