@@ -112,7 +112,15 @@ def test_check_reports_references_that_resolve_to_nothing_with_the_nearest_names
         Repo(str(repo_dir)),
         {
             "lib.py": lib,
-            "app.py": "import lib\n\n\ndef run(items):\n    lib.compute_totl(items)\n    return lib.compute_total(items)\n",
+            "app.py": (
+                "import lib\n\n\ndef run(items):\n    lib.compute_totl(items)\n    return lib.compute_total(items)\n\n\n"
+                # `self._add` holds one of two methods: resolved by inference, no finding.
+                "class Adder:\n    def __init__(self, safe):\n        if safe:\n            self._add = self._add_safe\n"
+                "        else:\n            self._add = self._add_fast\n\n"
+                "    def _add_safe(self, items):\n        return sum(items)\n\n"
+                "    def _add_fast(self, items):\n        return sum(items)\n\n"
+                "    def total(self, items):\n        return self._add(items)\n"
+            ),
         },
     )
     api.ingest(repo_dir, config=config)
