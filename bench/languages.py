@@ -21,7 +21,7 @@ import uuid
 from collections import Counter
 from pathlib import Path
 
-from corpus import commit_sdist, drop_repo, fetch_sdist, scratch_config
+from corpus import commit_sdist, drop_repo, fetch_sdist, git, scratch_config
 
 from branchgraph import api
 from branchgraph.core.config import Config
@@ -36,9 +36,7 @@ def commit_tree(source: Path, root: Path) -> None:
     """A git repository at ``root`` whose one commit holds a copy of ``source``."""
     shutil.copytree(source, root)
     for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-q", "-m", "fixtures"]):
-        subprocess.run(
-            ["git", "-c", "user.name=bench", "-c", "user.email=bench@localhost", *args], cwd=root, check=True
-        )
+        git(root, *args)
 
 
 def ingest_figures(root: Path, config: Config) -> dict:

@@ -666,20 +666,15 @@ class Workspace(_OpenStores):
                     "symbols_named", {"repo": s.name, "branch": s.branch, "qualnames": list(qualnames)}
                 )
                 out: dict[str, SymbolText] = {}
-                for r in (r for defs in definitions_by_qualname(rows).values() for r in defs):
-                    if r["qualname"] in out:
-                        continue  # the implementation was found before its stub
-                    found = self._symbol(s, r["id"])  # its text as indexed, relocated if the file drifted
-                    if found is not None:
-                        out[r["qualname"]] = SymbolText(
-                            r["id"],
-                            r["kind"],
-                            r["qualname"],
-                            r["path"],
-                            found["start_line"],
-                            found["end_line"],
-                            found["text"] or "",
-                        )
+                for qualname, definitions in definitions_by_qualname(rows).items():
+                    for r in definitions:  # the implementation before its stub
+                        found = self._symbol(s, r["id"])  # its text as indexed, relocated if the file drifted
+                        if found is not None:
+                            out[qualname] = SymbolText(
+                                r["id"], r["kind"], qualname, r["path"],
+                                found["start_line"], found["end_line"], found["text"] or "",
+                            )  # fmt: skip
+                            break
                 return out
 
         def lookup(qualnames: Sequence[str]) -> dict[str, SymbolText]:

@@ -1394,19 +1394,15 @@ class PythonResolver(Resolver):
         for base in self._mro(value.symbol)[1:]:
             if isinstance(base, _Symbol):
                 classes.setdefault(base.id, base)
-        targets = sorted(
-            {
-                method.id: method
-                for cls in classes.values()
-                for name, method in self.children.get((cls.file.path, cls.index), {}).items()
-                if name.startswith(prefix) and len(name) > len(prefix) and method.label == "Method"
-            }.values(),
-            key=lambda m: m.id,
-        )
-        for method in targets[:_MAX_DISPATCH_TARGETS]:
-            if method.id != source.id:
-                target = Target(method.id, method.label)
-                out.inferred(path, source, "CALLS", target, ref.raw, ref.line, via=f"getattr {prefix}*")
+        methods = {
+            method.id
+            for cls in classes.values()
+            for name, method in self.children.get((cls.file.path, cls.index), {}).items()
+            if name.startswith(prefix) and len(name) > len(prefix) and method.label == "Method"
+        }
+        for method_id in sorted(methods - {source.id})[:_MAX_DISPATCH_TARGETS]:
+            target = Target(method_id, "Method")
+            out.inferred(path, source, "CALLS", target, ref.raw, ref.line, via=f"getattr {prefix}*")
 
     def _stored_methods(self, path: str, scope: int | None, raw: str) -> list[Target]:
         """The methods a call of ``self.attr`` that resolved to nothing may run, when every
@@ -1430,10 +1426,10 @@ class PythonResolver(Resolver):
                 stored = binding[1] if binding[0] == "alias" else ""
                 if not stored.startswith("self.") or stored.count(".") != 1:
                     return []  # something else is stored too: nothing is sure enough to name
-                value = self._resolve_dotted(klass.file.path, binding[2], stored)
-                if not isinstance(value, _Sym) or value.symbol.label != "Method":
+                target = self._target(self._resolve_dotted(klass.file.path, binding[2], stored), ("Method",))
+                if target is None:
                     return []
-                found[value.symbol.id] = Target(value.symbol.id, "Method")
+                found[target.id] = target
             return sorted(found.values(), key=lambda t: t.id)
         return []
 
