@@ -1373,8 +1373,9 @@ class PythonResolver(Resolver):
     def _emit_dispatch(self, out: SubgraphEmitter, path: str, source: Target, ref: Reference) -> None:
         """Inferred CALLS edges from a ``getattr(receiver, prefix + ...)`` to each method whose name
         has the prefix (``ref.param``), of the receiver's class, its in-repo bases and every
-        in-repo subclass below it (a visitor's ``visit_<Node>`` methods live in its subclasses).
-        A prefix too short to say anything (``getattr(self, name)`` has none) gives nothing."""
+        in-repo subclass below it (a visitor's ``visit_<Node>`` methods live in its subclasses),
+        class-body aliases of methods (``visit_Block = _simple_visit``) among them. A prefix too
+        short to say anything (``getattr(self, name)`` has none) gives nothing."""
         prefix = ref.param or ""
         if len(prefix) < 3 or not prefix.isidentifier():
             return
@@ -1394,12 +1395,18 @@ class PythonResolver(Resolver):
         for base in self._mro(value.symbol)[1:]:
             if isinstance(base, _Symbol):
                 classes.setdefault(base.id, base)
-        methods = {
-            method.id
-            for cls in classes.values()
-            for name, method in self.children.get((cls.file.path, cls.index), {}).items()
-            if name.startswith(prefix) and len(name) > len(prefix) and method.label == "Method"
-        }
+        methods: set[str] = set()
+        for cls in classes.values():
+            key = (cls.file.path, cls.index)
+            for name, method in self.children.get(key, {}).items():
+                if name.startswith(prefix) and len(name) > len(prefix) and method.label == "Method":
+                    methods.add(method.id)
+            for name in self.attributes.get(key, {}):
+                # A class-body alias (`visit_Block = _simple_visit`) dispatches to the method it names.
+                if name.startswith(prefix) and len(name) > len(prefix):
+                    aliased = self._own_attribute(cls, name)
+                    if isinstance(aliased, _Sym) and aliased.symbol.label == "Method":
+                        methods.add(aliased.symbol.id)
         for method_id in sorted(methods - {source.id})[:_MAX_DISPATCH_TARGETS]:
             target = Target(method_id, "Method")
             out.inferred(path, source, "CALLS", target, ref.raw, ref.line, via=f"getattr {prefix}*")

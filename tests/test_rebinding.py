@@ -94,11 +94,20 @@ VISITOR = {
 }
 
 CASES = {
-    # A visitor's dispatch by name prefix reaches a method its subclass gains, and a subclass
-    # that appears in another file.
+    # A visitor's dispatch by name prefix reaches a method its subclass gains (or an alias of
+    # one in its class body), and a subclass that appears in another file.
     "dispatched method appears": (
         VISITOR,
         {**VISITOR, "lib/track.py": VISITOR["lib/track.py"] + "\n    def visit_Call(self, node):\n        return 2\n"},
+        None,
+    ),
+    "dispatched alias appears": (
+        VISITOR,
+        {
+            **VISITOR,
+            "lib/track.py": VISITOR["lib/track.py"]
+            + "\n    def _simple(self, node):\n        return 2\n\n    visit_Call = _simple\n",
+        },
         None,
     ),
     "dispatching subclass appears": (

@@ -1261,7 +1261,9 @@ def test_a_dispatch_by_name_prefix_and_a_method_stored_on_an_object_reference_wh
             b"    def step_one(self):\n        return 1\n\n"
             b"    def _add_safe(self, node):\n        return 1\n\n"
             b"    def _add_unsafe(self, node):\n        return 2\n\n\n"
-            b"class Deeper(Tracker):\n    def visit_Call(self, node):\n        return 4\n\n\n"
+            b"class Deeper(Tracker):\n    def visit_Call(self, node):\n        return 4\n\n"
+            b"    def _simple(self, node):\n        return 6\n\n"
+            b"    visit_Block = _simple\n    visit_Size = 3\n\n\n"
             b"class Parser:\n    def parse(self, token):\n"
             b'        return getattr(self, "parse_" + token)()\n\n'
             b"    def parse_if(self):\n        return 5\n"
@@ -1273,12 +1275,14 @@ def test_a_dispatch_by_name_prefix_and_a_method_stored_on_an_object_reference_wh
     inferred = {(names[a], names[b]): via for (a, b), via in inferred.items()}
     references = {(a, b) for a, t, b, ok in edges_of_subgraphs(graph) if ok and t == "REFERENCES"}
     # The prefix may name any method of the receiver's, its subclasses' too: each is an inferred
-    # call. A bare prefix is no name, and a name made from nothing names nothing.
+    # call, and so is the method a class-body alias with the prefix names (`visit_Block = _simple`;
+    # `visit_Size = 3` names none). A bare prefix is no name, and a name made from nothing names nothing.
     get_visitor = "lib.visitor.NodeVisitor.get_visitor"
     assert {b: via for (a, b), via in inferred.items() if a == get_visitor} == {
         "lib.visitor.NodeVisitor.visit_Base": "getattr visit_*",
         "lib.track.Tracker.visit_Name": "getattr visit_*",
         "lib.track.Deeper.visit_Call": "getattr visit_*",
+        "lib.track.Deeper._simple": "getattr visit_*",
     }
     assert not {b for a, b in inferred if a == "lib.visitor.NodeVisitor.anything"}
     assert inferred[("lib.track.Parser.parse", "lib.track.Parser.parse_if")] == "getattr parse_*"
