@@ -70,6 +70,11 @@ _CONSTRUCTED = re.compile(
 # object type, not a type.
 _TYPE_NAME = re.compile(rf"{_IDENTIFIER}(?:\.{_IDENTIFIER})*(?!\s*\??\s*[:(\w$.])")
 _STRING_LITERAL = re.compile(r"'[^']*'|\"[^\"]*\"|`[^`]*`")
+# A callee that is a function written in place (`(() => { ... })()`, `(function () {})()`).
+_INLINE_FUNCTION = re.compile(rf"^\(+\s*(?:async\s+)?(?:function\b|\([^()]*\)\s*=>|{_IDENTIFIER}\s*=>)")
+# A method of a literal: `/^is[A-Z]/.test`, `'a,b'.split`, `[a, b].forEach`, `(1.5).toFixed`.
+_LITERAL_RECEIVER = re.compile(r"^(?:(/.+/[a-z]*)|('.*'|\".*\"|`.*`)|(\[.*\])|\(?(\d[\d_.]*)\)?)\??\.(#?[\w$]+)$", re.S)
+_LITERAL_TYPES = ("RegExp", "String", "Array", "Number")
 _GENERIC_ARGS = re.compile(r"<.*>$")
 _GENERIC_TYPE = re.compile(rf"^({_IDENTIFIER}(?:\.{_IDENTIFIER})*)\s*<")
 _WRAPPERS = ("Promise", "PromiseLike", "Readonly", "Partial", "Required", "NonNullable", "Awaited")
@@ -645,23 +650,27 @@ class EcmaScriptResolver(Resolver):
         return only if isinstance(only, (_Inst, _Ext, _Mod)) else None
 
     def _lookup_uncached(self, path: str, scope: int | None, name: str) -> _Value:
-        defs = self._file(path).parsed.definitions
         if name == "this":
             owner = self._enclosing_class(path, scope)
             return _Inst(owner) if owner is not None else None
+        binding = self._nearest_binding(path, scope, name)
+        if binding is not None:
+            return self._resolve_binding(path, binding)
+        return _Ext(name) if name in GLOBAL_NAMES else None
+
+    def _nearest_binding(self, path: str, scope: int | None, name: str) -> _Binding | None:
+        """What binds ``name`` seen from ``scope``: its functions outward, then the module."""
+        defs = self._file(path).parsed.definitions
         current, innermost = scope, True
         while current is not None:
             # A class body's names (its members) are reached through `this`, not bare.
             if defs[current].kind != "class" or innermost:
                 binding = self.bindings.get((path, current), {}).get(name)
                 if binding is not None:
-                    return self._resolve_binding(path, binding)
+                    return binding
             innermost = False
             current = defs[current].parent
-        binding = self.bindings.get((path, None), {}).get(name)
-        if binding is not None:
-            return self._resolve_binding(path, binding)
-        return _Ext(name) if name in GLOBAL_NAMES else None
+        return self.bindings.get((path, None), {}).get(name)
 
     @staticmethod
     def _instance_of(value: _Value) -> _Value:
@@ -925,15 +934,26 @@ class EcmaScriptResolver(Resolver):
                 # <div>, <button>: an element of the DOM (or the JSX host), not a component.
                 self._emit(out, f.path, source, "CALLS", ref.raw, ref.line, _Ext(f"<{ref.raw}>"))
             elif ref.kind in ("call", "render"):
+                if _INLINE_FUNCTION.match(ref.raw):
+                    continue  # its code is the enclosing scope's own: no reference to anything
                 value = self._resolve_dotted(f.path, ref.scope, ref.raw)
+                if value is None:
+                    value = _literal_method(ref.raw)
                 if value is None and self._leaves_repository(ref.raw):
                     value = _Ext(ref.raw)
                 # Calling a parameter (`next()`, `resolve(x)`) runs what the caller passed;
                 # calling a value of an in-repo type (a field declared `get: HandlerInterface`)
-                # runs whatever function it holds: both decided at run time.
-                dynamic = (value is None and self._is_parameter(f, ref.scope, ref.raw)) or isinstance(
-                    value, (_Inst, _FunctionType)
-                )
+                # runs whatever function it holds; calling what an expression gives
+                # (`(parser || JSON.parse)(s)`, `callbacks.shift()()`, `table[key]()`): all
+                # decided at run time.
+                dynamic = (
+                    value is None
+                    and (
+                        self._is_parameter(f, ref.scope, ref.raw)
+                        or _is_computed_callee(ref.raw)
+                        or self._holds_computed_function(f.path, ref.scope, ref.raw)
+                    )
+                ) or isinstance(value, (_Inst, _FunctionType))
                 edge = self._emit(out, f.path, source, "CALLS", ref.raw, ref.line, value, dynamic=dynamic)
                 if edge.resolved and ref.scope is not None:
                     self._emit_tested_by(out, f, ref.scope, edge)
@@ -980,6 +1000,12 @@ class EcmaScriptResolver(Resolver):
         external = value.name if isinstance(value, _Ext) else None
         target = self._target(value, edge_type)
         return out.reference(path, source, edge_type, raw, line, target, external=external, dynamic=dynamic)
+
+    def _holds_computed_function(self, path: str, scope: int | None, raw: str) -> bool:
+        """Whether ``raw`` names a variable holding what a call returned, a function made at
+        run time (`const isString = typeOfTest("string")`, a closure from an inline factory)."""
+        binding = self._nearest_binding(path, scope, raw) if _NAME.fullmatch(raw) else None
+        return binding is not None and binding[0] in ("call_result", "awaited")
 
     def _is_parameter(self, f: ParsedSource, scope: int | None, raw: str) -> bool:
         """Whether ``raw`` is a parameter of a function around ``scope`` (nearest first)."""
@@ -1224,3 +1250,19 @@ def _declaration_twin(path: str) -> str | None:
     stem, ext = posixpath.splitext(path)
     twin = _DECLARATION_EXTENSIONS.get(ext)
     return stem + twin if twin else None
+
+
+def _literal_method(raw: str) -> _Ext | None:
+    """A method of a regular expression, string, array or number literal: the language's own."""
+    match = _LITERAL_RECEIVER.match(raw)
+    if match is None:
+        return None
+    kind = next(i for i in range(4) if match.group(i + 1) is not None)
+    return _Ext(f"{_LITERAL_TYPES[kind]}.prototype.{match.group(5)}")
+
+
+def _is_computed_callee(raw: str) -> bool:
+    """Whether the callee is an expression's value (a call's result, an element, a choice)
+    rather than a name or a member chain; `new X().m` is left to resolution."""
+    plain = raw.replace("?.", ".")
+    return not _DOTTED.match(plain) and not plain.startswith("new ") and ("(" in plain or "[" in plain)

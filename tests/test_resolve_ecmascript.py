@@ -308,6 +308,41 @@ def test_a_called_parameter_is_dynamic_and_shadows_the_function_it_is_named_like
     assert found[("src/app.direct", "src/app.handler")] is True  # outside run, the function
 
 
+def test_literals_inline_functions_and_computed_callees_are_not_unresolved_names():
+    source = (
+        "export function trim(s) { return s }\n\n"
+        "const kindOf = ((cache) => (thing) => cache[thing])(Object.create(null));\n"
+        "const typeOf = (type) => (thing) => typeof thing === type;\n"
+        "const isText = typeOf('string');\n\n"
+        "export class Box { open() { return 1 } }\n\n"
+        "export function run(parser, table, key) {\n"
+        "  const ok = /^is[A-Z]/.test(key) && 'a,b'.split(',') && [1, 2].includes(2);\n"
+        "  (() => { trim(key) })();\n"
+        "  (function () { return 0 })();\n"
+        "  const parsed = (parser || JSON.parse)(key);\n"
+        "  table[key]();\n"
+        "  new Box().open();\n"
+        "  return isText(key) && kindOf(key) && trim(key) && ok && parsed && missing(key);\n"
+        "}\n"
+    )
+    graph = resolve({"src/run.js": source.encode()})
+    reasons = unresolved_of_subgraphs(graph)
+    found = calls_by_caller(graph)
+    # A literal's method is the language's own; a function written in place is the caller's
+    # own code (its calls are the caller's), no reference to anything.
+    assert reasons["RegExp.prototype.test"] == "external" and reasons["String.prototype.split"] == "external"
+    assert reasons["Array.prototype.includes"] == "external"
+    assert [raw for _caller, raw in found if raw.startswith("(")] == ["(parser || JSON.parse)"]
+    assert found[("src/run.run", "trim")] == ("src/run.trim", True)
+    # What an expression or a call computed is decided at run time; a name nobody binds is not.
+    assert dangling_reason(graph, "src/run.run", "(parser || JSON.parse)") == "dynamic"
+    assert dangling_reason(graph, "src/run.run", "table[key]") == "dynamic"
+    assert dangling_reason(graph, "src/run.run", "isText") == "dynamic"
+    assert dangling_reason(graph, "src/run.run", "kindOf") == "dynamic"
+    assert dangling_reason(graph, "src/run.run", "missing") == "unresolved"
+    assert found[("src/run.run", "new Box().open")] == ("src/run.Box.open", True)
+
+
 def test_calling_a_value_of_an_in_repo_type_is_dynamic():
     source = (
         "export interface Handler { (path: string): number }\n\n"
