@@ -26,7 +26,7 @@ from branchgraph.core.languages import Conventions, language_named, new_parser, 
 from branchgraph.core.model import content_hash
 
 # Bumped whenever extraction output changes, so caches keyed by blob SHA are invalidated.
-EXTRACTOR_VERSION = 40
+EXTRACTOR_VERSION = 41
 
 _MAX_RAW = 200
 # A type annotation is kept longer: a generic function type or builder type cut short says
@@ -585,7 +585,8 @@ def extract(language: str, data: bytes) -> ParsedFile:
                 continue  # another object's attribute says nothing about this scope's names
             kind, value = next((k, caps[c][0]) for c, k in _ASSIGN_KINDS if c in caps)
             is_member = attribute_of is not None or "assign.member" in caps
-            literal = caps.get("assign.property_of")
+            # `window.x = ...`: bound on the global object, whatever scope assigns it.
+            literal = caps.get("assign.property_of") or caps.get("assign.global")
             slot = _callback_slot(node, caps.get("assign.key")) if kind == "callback" else None
             assignments.append(
                 Assignment(

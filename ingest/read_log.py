@@ -5,8 +5,9 @@ A read is a file path (any table keyed by it: its definitions, bindings, attribu
 tagged key for a table keyed otherwise: ``("m", name)`` a module name looked up (found or
 not), ``("fx", where)`` the fixtures of a folder or file, ``("sub", key)`` a class's
 subclasses, ``("n", name)`` a member name looked for, ``("pkg", package)`` a Go package's
-declarations, ``INTERFACES`` every interface, ``JSX_ELEMENT`` the declarations of JSX's element
-type, ``PROJECT`` the project files.
+declarations, ``("glob", name)`` a name another script may set on the global object,
+``INTERFACES`` every interface, ``JSX_ELEMENT`` the declarations of JSX's element type,
+``PROJECT`` the project files.
 Memoised resolutions keep their reads and hand them to every later user, so a file's log
 holds what its answers depend on, whoever computed them first.
 
@@ -28,6 +29,7 @@ FIXTURES = "fx"
 SUBCLASSES = "sub"
 MEMBER_NAME = "n"  # a member name looked for among all the commit's definitions
 PACKAGE = "pkg"  # a Go package: what its files declare together
+GLOBAL = "glob"  # a name looked for on the global object (`window.x = ...` in some script)
 INTERFACES: tuple[str, str] = ("interfaces", "")  # every interface of the commit (Go: implicit ones)
 # Where the commit declares the element type of JSX (`namespace JSX { type Element = ... }`).
 JSX_ELEMENT: tuple[str, str] = ("jsx", "")

@@ -47,7 +47,7 @@ from branchgraph.core.model import Edge, FileSubgraph, node_id
 from branchgraph.ingest.ecmascript_modules import External as ExternalModule
 from branchgraph.ingest.ecmascript_modules import ModuleMap
 from branchgraph.ingest.incremental import fact
-from branchgraph.ingest.read_log import JSX_ELEMENT, stored_key
+from branchgraph.ingest.read_log import GLOBAL, JSX_ELEMENT, stored_key
 from branchgraph.ingest.resolution import Binding, Resolver
 from branchgraph.ingest.resolution import Elements as _Elements
 from branchgraph.ingest.resolution import External as _Ext
@@ -75,6 +75,7 @@ _INLINE_FUNCTION = re.compile(rf"^\(+\s*(?:async\s+)?(?:function\b|\([^()]*\)\s*
 # A method of a literal: `/^is[A-Z]/.test`, `'a,b'.split`, `[a, b].forEach`, `(1.5).toFixed`.
 _LITERAL_RECEIVER = re.compile(r"^(?:(/.+/[a-z]*)|('.*'|\".*\"|`.*`)|(\[.*\])|\(?(\d[\d_.]*)\)?)\??\.(#?[\w$]+)$", re.S)
 _LITERAL_TYPES = ("RegExp", "String", "Array", "Number")
+_GLOBAL_OBJECTS = frozenset({"window", "globalThis", "global"})
 _GENERIC_ARGS = re.compile(r"<.*>$")
 _GENERIC_TYPE = re.compile(rf"^({_IDENTIFIER}(?:\.{_IDENTIFIER})*)\s*<")
 _WRAPPERS = ("Promise", "PromiseLike", "Readonly", "Partial", "Required", "NonNullable", "Awaited")
@@ -193,6 +194,8 @@ class EcmaScriptResolver(Resolver):
         self.properties: dict[tuple[str, int | None, str], dict[str, _Binding]] = self._table()
         # path -> the type its `namespace JSX` declares `Element` to be (read under JSX_ELEMENT)
         self.jsx_elements: dict[str, str] = {}
+        # name -> where a script sets it on the global object (`window.axios = axios`), with what
+        self.globals: dict[str, list[tuple[str, _Binding]]] = {}
         for f in files:
             self._index_file(f)
         self._by_id = {s.id: s for s in self.symbols.values()}
@@ -302,6 +305,10 @@ class EcmaScriptResolver(Resolver):
             binding = ("awaited", a.callee, a.scope)
         else:
             binding = ("call_result", a.callee, a.scope)
+        head, dot, global_name = a.name.partition(".")
+        if dot and head in _GLOBAL_OBJECTS:
+            self.globals.setdefault(global_name, []).append((f.path, binding))
+            return
         if a.name == "return":
             if a.scope is not None:
                 self.returns.setdefault((f.path, a.scope), []).append(binding)
@@ -607,9 +614,13 @@ class EcmaScriptResolver(Resolver):
         return values.pop() if len(values) == 1 else None
 
     def _declared_facts(self) -> dict[str, set[str]]:
-        """The files declaring JSX's element type: one appearing, changing or vanishing changes
-        what every JSX expression is."""
-        return {path: {fact(stored_key(JSX_ELEMENT), raw)} for path, raw in self.jsx_elements.items()}
+        """The files declaring JSX's element type (one appearing, changing or vanishing changes
+        what every JSX expression is), and the globals each file sets, with what."""
+        facts = {path: {fact(stored_key(JSX_ELEMENT), raw)} for path, raw in self.jsx_elements.items()}
+        for name, sites in self.globals.items():
+            for path, binding in sites:
+                facts.setdefault(path, set()).add(fact(stored_key((GLOBAL, name)), repr(binding)))
+        return facts
 
     def _field_annotation(self, method: _Symbol) -> _Binding | None:
         """The declared type of the field a method is the initial value of (``text: TextRespond = ...``)."""
@@ -656,7 +667,15 @@ class EcmaScriptResolver(Resolver):
         binding = self._nearest_binding(path, scope, name)
         if binding is not None:
             return self._resolve_binding(path, binding)
-        return _Ext(name) if name in GLOBAL_NAMES else None
+        return _Ext(name) if name in GLOBAL_NAMES else self._global(name)
+
+    def _global(self, name: str) -> _Value:
+        """What a name nothing binds is as a global some script set (`window.axios = axios` in a
+        test helper, read bare by the specs the browser loads after it), when every one agrees."""
+        if self.reads is not None:
+            self.reads.add((GLOBAL, name))
+        values = {self._resolve_binding(path, binding) for path, binding in self.globals.get(name, ())}
+        return values.pop() if len(values) == 1 else None
 
     def _nearest_binding(self, path: str, scope: int | None, name: str) -> _Binding | None:
         """What binds ``name`` seen from ``scope``: its functions outward, then the module."""
@@ -1004,8 +1023,11 @@ class EcmaScriptResolver(Resolver):
     def _holds_computed_function(self, path: str, scope: int | None, raw: str) -> bool:
         """Whether ``raw`` names a variable holding what a call returned, a function made at
         run time (`const isString = typeOfTest("string")`, a closure from an inline factory)."""
-        binding = self._nearest_binding(path, scope, raw) if _NAME.fullmatch(raw) else None
-        return binding is not None and binding[0] in ("call_result", "awaited")
+        if not _NAME.fullmatch(raw):
+            return False
+        binding = self._nearest_binding(path, scope, raw)
+        found = [binding] if binding is not None else [b for _path, b in self.globals.get(raw, ())]
+        return bool(found) and all(b[0] in ("call_result", "awaited") for b in found)
 
     def _is_parameter(self, f: ParsedSource, scope: int | None, raw: str) -> bool:
         """Whether ``raw`` is a parameter of a function around ``scope`` (nearest first)."""

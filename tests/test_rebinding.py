@@ -303,6 +303,25 @@ def test_a_declaration_file_appearing_beside_a_javascript_module_rebinds_its_imp
     assert_equals_fresh_ingest(repo_dir, "main", config, graph_store, pg_store)
 
 
+def test_a_global_set_on_window_in_another_file_rebinds_the_files_naming_it(repo_dir, config, graph_store, pg_store):
+    before = {
+        "package.json": '{"name": "web", "private": true}',
+        "lib/client.js": "export default function client(url) {\n  return url;\n}\n",
+        "test/helpers.js": "export const ready = true;\n",
+        "test/get.spec.js": "describe('get', () => {\n  it('calls', () => client('/a'));\n});\n",
+        "tidy.js": "export function tidy(value) {\n  return value.trim();\n}\n",
+    }
+    helpers = 'import client from "../lib/client.js";\n\nwindow.client = client;\nexport const ready = true;\n'
+
+    def dangles() -> None:
+        assert _call_target(graph_store, repo_dir.name, "test/get.spec.get.calls", "client") == "client"
+
+    update = _ingest_then_update(repo_dir, config, before, {**before, "test/helpers.js": helpers}, dangles)
+    assert update.work["files_resolved"] == 2  # the helpers and the spec naming the global; not tidy.js
+    assert _call_target(graph_store, repo_dir.name, "test/get.spec.get.calls", "client") == "lib/client.client"
+    assert_equals_fresh_ingest(repo_dir, "main", config, graph_store, pg_store)
+
+
 TS_JSX = {
     "package.json": '{"name": "ui", "private": true}',
     "src/nodes.ts": "export class VNode {\n  render(): string {\n    return '';\n  }\n}\n",

@@ -343,6 +343,29 @@ def test_literals_inline_functions_and_computed_callees_are_not_unresolved_names
     assert found[("src/run.run", "new Box().open")] == ("src/run.Box.open", True)
 
 
+def test_a_global_a_file_sets_on_window_is_what_other_files_name_bare():
+    sources = {
+        "package.json": b'{"name": "web", "main": "index.js"}',
+        "index.js": b"export default function client(url) { return url }\nclient.create = () => client;\n",
+        "test/helpers.js": (
+            b"import _client from '../index.js';\n\n"
+            b"window.client = _client;\n"
+            b"globalThis.retry = (function () { return () => 1 })();\n"
+        ),
+        "test/specs/get.spec.js": (
+            b"describe('get', () => {\n  it('calls', () => { client('/a'); retry(); nobody(); });\n});\n"
+        ),
+    }
+    graph = resolve(sources)
+    found = {raw: target for (_caller, raw), target in calls_by_caller(graph).items()}
+    reasons = unresolved_of_subgraphs(graph)
+    # Another file put it on the global object: a bare name reads it there.
+    assert found["client"] == ("index.client", True)
+    # A global holding what a call returned is decided at run time; a name nobody sets is unresolved.
+    assert reasons[found["retry"][0]] == "dynamic"
+    assert reasons[found["nobody"][0]] == "unresolved"
+
+
 def test_calling_a_value_of_an_in_repo_type_is_dynamic():
     source = (
         "export interface Handler { (path: string): number }\n\n"

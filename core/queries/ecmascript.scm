@@ -101,6 +101,13 @@
 (variable_declarator name: (identifier) @assign.name value: [(member_expression) (identifier)] @assign.alias)
 (assignment_expression left: (member_expression object: (this) @assign.object property: [(property_identifier) (private_property_identifier)] @assign.name)
   right: (new_expression constructor: (_) @assign.value))
+; A name put on the global object (`window.axios = axios`), which every script then reads bare.
+(assignment_expression left: (member_expression object: (identifier) @assign.global property: (property_identifier) @assign.name)
+  right: [(identifier) (member_expression)] @assign.alias
+  (#match? @assign.global "^(window|globalThis|global)$"))
+(assignment_expression left: (member_expression object: (identifier) @assign.global property: (property_identifier) @assign.name)
+  right: [(call_expression function: (_) @assign.value) (new_expression constructor: (_) @assign.value)]
+  (#match? @assign.global "^(window|globalThis|global)$"))
 (assignment_expression left: (member_expression object: (this) @assign.object property: [(property_identifier) (private_property_identifier)] @assign.name)
   right: (call_expression function: (_) @assign.value))
 (assignment_expression left: (member_expression object: (this) @assign.object property: [(property_identifier) (private_property_identifier)] @assign.name)
