@@ -697,6 +697,11 @@ class EcmaScriptResolver(Resolver):
 
     def _member_uncached(self, value: _Value, attr: str) -> _Value:
         if isinstance(value, _Ext):
+            if value.name in _GLOBAL_OBJECTS:
+                # `window.axios` is the `axios` a script set there (the read is logged either way).
+                found = self._global(attr)
+                if found is not None or attr in self.globals:
+                    return found
             return _Ext(f"{value.name}.{attr}")
         if isinstance(value, _FunctionType):
             return _Ext(f"Function.{attr}")  # call, apply, bind

@@ -308,7 +308,7 @@ def test_a_global_set_on_window_in_another_file_rebinds_the_files_naming_it(repo
         "package.json": '{"name": "web", "private": true}',
         "lib/client.js": "export default function client(url) {\n  return url;\n}\n",
         "test/helpers.js": "export const ready = true;\n",
-        "test/get.spec.js": "describe('get', () => {\n  it('calls', () => client('/a'));\n});\n",
+        "test/get.spec.js": "describe('get', () => {\n  it('calls', () => client('/a') && window.client('/b'));\n});\n",
         "tidy.js": "export function tidy(value) {\n  return value.trim();\n}\n",
     }
     helpers = 'import client from "../lib/client.js";\n\nwindow.client = client;\nexport const ready = true;\n'
@@ -319,6 +319,7 @@ def test_a_global_set_on_window_in_another_file_rebinds_the_files_naming_it(repo
     update = _ingest_then_update(repo_dir, config, before, {**before, "test/helpers.js": helpers}, dangles)
     assert update.work["files_resolved"] == 2  # the helpers and the spec naming the global; not tidy.js
     assert _call_target(graph_store, repo_dir.name, "test/get.spec.get.calls", "client") == "lib/client.client"
+    assert _call_target(graph_store, repo_dir.name, "test/get.spec.get.calls", "window.client") == "lib/client.client"
     assert_equals_fresh_ingest(repo_dir, "main", config, graph_store, pg_store)
 
 
