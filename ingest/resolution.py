@@ -78,6 +78,15 @@ _NAME = re.compile(r"[A-Za-z_$][\w$]*")
 # How deep a chain of base classes is followed (a cycle or a generated tower ends there).
 MAX_BASE_DEPTH = 25
 
+
+def is_computed_callee(raw: str) -> bool:
+    """Whether a callee is a value an expression computes — a call's result (`handlers.pop()()`),
+    an element (`table[key]()`), a parenthesised choice (`(parser or json.loads)(s)`) — rather
+    than a name or an attribute chain: what such a call runs is decided at run time. (A member
+    of an unknown value, `rows[0].save`, is a name looked up on it: not this.)"""
+    return raw.endswith((")", "]")) and not raw.startswith("new ")
+
+
 _MISSING = object()
 
 

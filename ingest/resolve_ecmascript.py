@@ -48,7 +48,7 @@ from branchgraph.ingest.ecmascript_modules import External as ExternalModule
 from branchgraph.ingest.ecmascript_modules import ModuleMap
 from branchgraph.ingest.incremental import fact
 from branchgraph.ingest.read_log import GLOBAL, JSX_ELEMENT, stored_key
-from branchgraph.ingest.resolution import Binding, Resolver
+from branchgraph.ingest.resolution import Binding, Resolver, is_computed_callee
 from branchgraph.ingest.resolution import Elements as _Elements
 from branchgraph.ingest.resolution import External as _Ext
 from branchgraph.ingest.resolution import Instance as _Inst
@@ -974,7 +974,7 @@ class EcmaScriptResolver(Resolver):
                     value is None
                     and (
                         self._is_parameter(f, ref.scope, ref.raw)
-                        or _is_computed_callee(ref.raw)
+                        or is_computed_callee(ref.raw.replace("?.", "."))
                         or self._holds_computed_function(f.path, ref.scope, ref.raw)
                     )
                 ) or isinstance(value, (_Inst, _FunctionType))
@@ -1286,10 +1286,3 @@ def _literal_method(raw: str) -> _Ext | None:
         return None
     kind = next(i for i in range(4) if match.group(i + 1) is not None)
     return _Ext(f"{_LITERAL_TYPES[kind]}.prototype.{match.group(5)}")
-
-
-def _is_computed_callee(raw: str) -> bool:
-    """Whether the callee is an expression's value (a call's result, an element, a choice)
-    rather than a name or a member chain; `new X().m` is left to resolution."""
-    plain = raw.replace("?.", ".")
-    return not _DOTTED.match(plain) and not plain.startswith("new ") and ("(" in plain or "[" in plain)

@@ -42,7 +42,7 @@ from branchgraph.ingest.read_log import (
     stored_key,
     symbol_key,
 )
-from branchgraph.ingest.resolution import MAX_BASE_DEPTH, Binding, Resolver
+from branchgraph.ingest.resolution import MAX_BASE_DEPTH, Binding, Resolver, is_computed_callee
 from branchgraph.ingest.resolution import External as _Ext
 from branchgraph.ingest.resolution import Instance as _Inst
 from branchgraph.ingest.resolution import Module as _Mod
@@ -52,6 +52,7 @@ from branchgraph.ingest.subgraphs import DeferredSource, ParsedSource, SubgraphE
 
 _NO_READS: frozenset[ReadKey] = frozenset()
 _DOTTED = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
+_INLINE_LAMBDA = re.compile(r"^\(+\s*lambda\b")
 _TYPE_NAME = re.compile(r"[A-Za-z_][\w.]*")
 # A call on a literal ("".join, [].append, {}.get) is a builtin type's method.
 _LITERAL_RECEIVER = re.compile(r"""^([rbfuRBFU]{0,2}["']|[\[{]|\d)""")
@@ -1307,10 +1308,15 @@ class PythonResolver(Resolver):
         for ref in f.parsed.references:
             source = self.scope_target(f.path, ref.scope)
             if ref.kind == "call":
+                if _INLINE_LAMBDA.match(ref.raw):
+                    continue  # `(lambda: ...)()`: the caller's own code, no reference to anything
                 value = self._called(self._resolve_at(f.path, ref.scope, ref.raw, ref.line))
-                edge = self._emit_reference(
-                    out, f.path, source, "CALLS", ref.raw, ref.line, value, ("Class", "Function", "Method")
-                )
+                if value is None and is_computed_callee(ref.raw):
+                    edge = out.reference(f.path, source, "CALLS", ref.raw, ref.line, None, dynamic=True)
+                else:
+                    edge = self._emit_reference(
+                        out, f.path, source, "CALLS", ref.raw, ref.line, value, ("Class", "Function", "Method")
+                    )
                 if edge.resolved and ref.scope is not None:
                     self._emit_tested_by(out, f, ref.scope, edge)
                 elif not edge.resolved:
