@@ -1311,12 +1311,9 @@ class PythonResolver(Resolver):
                 if _INLINE_LAMBDA.match(ref.raw):
                     continue  # `(lambda: ...)()`: the caller's own code, no reference to anything
                 value = self._called(self._resolve_at(f.path, ref.scope, ref.raw, ref.line))
-                if value is None and is_computed_callee(ref.raw):
-                    edge = out.reference(f.path, source, "CALLS", ref.raw, ref.line, None, dynamic=True)
-                else:
-                    edge = self._emit_reference(
-                        out, f.path, source, "CALLS", ref.raw, ref.line, value, ("Class", "Function", "Method")
-                    )
+                edge = self._emit_reference(
+                    out, f.path, source, "CALLS", ref.raw, ref.line, value, ("Class", "Function", "Method")
+                )
                 if edge.resolved and ref.scope is not None:
                     self._emit_tested_by(out, f, ref.scope, edge)
                 elif not edge.resolved:
@@ -1531,8 +1528,11 @@ class PythonResolver(Resolver):
     ) -> Edge:
         external = value.name if isinstance(value, _Ext) else None
         target = self._target(value, target_labels)
-        # Calling an untyped parameter runs what the caller passed: decided at run time.
-        dynamic = isinstance(value, _Dyn) or (edge_type == "CALLS" and isinstance(value, _Param))
+        # Calling an untyped parameter runs what the caller passed, and calling what an expression
+        # computes (`(a or b)(x)`, `handlers[key]()`) whatever it gave: decided at run time.
+        dynamic = isinstance(value, _Dyn) or (
+            edge_type == "CALLS" and (isinstance(value, _Param) or (value is None and is_computed_callee(raw)))
+        )
         return out.reference(path, source, edge_type, raw, line, target, external=external, dynamic=dynamic)
 
     def _target(self, value: _Value, labels: tuple[str, ...]) -> Target | None:
