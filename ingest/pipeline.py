@@ -291,8 +291,7 @@ def ingest_branch(
             with clock.stage("graph_write"):
                 graph.ensure_schema()
                 if base_record is not None:
-                    graph.clone_branch(name, base_record.branch, branch)
-                    rows.clone_branch(name, base_record.branch, branch, branch_prefix(name, branch), BRANCH_PREFIX_LEN)
+                    _clone_base(graph, rows, name, base_record.branch, branch)
                 diff_from = base_record.indexed_commit if base_record else summary.previous_commit
                 diff = _diff(repo, diff_from, summary.commit)
                 summary.changes = diff.to_dict()
@@ -520,6 +519,17 @@ def _choose_base(run: _Run, commit: str, wanted: str | None) -> BranchRecord | N
         return None
     tracked = git.diff_commits(repo, None, commit, detect_renames=False).count
     return best if best_cost <= tracked * _BASE_MAX_CHANGED_SHARE else None
+
+
+def _clone_base(graph: GraphWriter, rows: IngestTarget, repo: str, base: str, branch: str) -> None:
+    """Copy the base branch into both stores at once: they are separate servers, and each copy
+    took about as long as the other (django: 5.0 s in Neo4j, 4.5 s in PostgreSQL, one after the
+    other before). Leaving the pool waits for the PostgreSQL copy even when Neo4j's raised, so
+    no copy is left running behind an error."""
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        node_rows = pool.submit(rows.clone_branch, repo, base, branch, branch_prefix(repo, branch), BRANCH_PREFIX_LEN)
+        graph.clone_branch(repo, base, branch)
+        node_rows.result()
 
 
 def _diff(repo: Repo, old: str | None, new: str) -> git.TreeDiff:
