@@ -58,6 +58,7 @@ def step(label: str, root: Path, config: Config, branch: str, commit: str, seen:
         "strategy": summary.strategy,
         "changed_files": summary.changes,
         "seconds": summary.seconds["total"],
+        "seconds_by_stage": summary.seconds,
         "files_parsed": summary.work.get("files_parsed", 0),
         "files_resolved": summary.work.get("files_resolved", 0),
         "files_written": summary.work.get("files_written", 0),

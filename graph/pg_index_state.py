@@ -110,10 +110,10 @@ class PgIndexState(PgConnection):
         """Copy the source branch's node rows and file states to a new branch, rebranching ids."""
         with self._transaction() as cur:
             cur.execute(
-                "INSERT INTO node_embeddings (repo, branch, node_id, label, path, qualname, content_key, lexical, symbol_hash, "
-                "start_line, end_line, has_conflict, lexical_len) "
-                "SELECT repo, %s, %s || substr(node_id, %s), label, path, qualname, content_key, lexical, symbol_hash, "
-                "start_line, end_line, has_conflict, lexical_len "
+                "INSERT INTO node_embeddings (repo, branch, node_id, label, path, qualname, content_key, lexical, "
+                "lexical_tsv, symbol_hash, start_line, end_line, has_conflict, lexical_len) "
+                "SELECT repo, %s, %s || substr(node_id, %s), label, path, qualname, content_key, lexical, "
+                "lexical_tsv, symbol_hash, start_line, end_line, has_conflict, lexical_len "
                 "FROM node_embeddings WHERE repo = %s AND branch = %s ON CONFLICT DO NOTHING",
                 (target, target_prefix, prefix_len + 1, repo, source),
             )

@@ -126,12 +126,14 @@ class PgVectors(PgConnection):
                 (repo, branch, None if paths is None else list(paths), None if paths is None else list(paths)),
             )
             cur.execute(
-                "INSERT INTO node_embeddings (repo, branch, node_id, label, path, qualname, content_key, lexical, symbol_hash, "
-                "start_line, end_line, has_conflict, lexical_len) "
-                "SELECT %s, %s, node_id, label, path, qualname, content_key, lexical, symbol_hash, start_line, end_line, "
-                "has_conflict, cardinality(string_to_array(nullif(lexical, ''), ' ')) FROM incoming "
+                "INSERT INTO node_embeddings (repo, branch, node_id, label, path, qualname, content_key, lexical, lexical_tsv, "
+                "symbol_hash, start_line, end_line, has_conflict, lexical_len) "
+                "SELECT %s, %s, node_id, label, path, qualname, content_key, lexical, to_tsvector('simple', lexical), "
+                "symbol_hash, start_line, end_line, has_conflict, cardinality(string_to_array(nullif(lexical, ''), ' ')) "
+                "FROM incoming "
                 "ON CONFLICT (repo, branch, node_id) DO UPDATE SET label = EXCLUDED.label, path = EXCLUDED.path, "
                 "qualname = EXCLUDED.qualname, content_key = EXCLUDED.content_key, lexical = EXCLUDED.lexical, "
+                "lexical_tsv = EXCLUDED.lexical_tsv, "
                 "symbol_hash = EXCLUDED.symbol_hash, start_line = EXCLUDED.start_line, end_line = EXCLUDED.end_line, "
                 "has_conflict = EXCLUDED.has_conflict, lexical_len = EXCLUDED.lexical_len",
                 (repo, branch),

@@ -23,13 +23,16 @@ CREATE TABLE IF NOT EXISTS node_embeddings (
     qualname    text NOT NULL,
     content_key text NOT NULL REFERENCES embeddings (content_key),
     lexical     text NOT NULL,         -- identifier-split text for full-text search
-    lexical_tsv tsvector GENERATED ALWAYS AS (to_tsvector('simple', lexical)) STORED,
+    lexical_tsv tsvector,              -- to_tsvector('simple', lexical), written with the row
     PRIMARY KEY (repo, branch, node_id)
 );
 CREATE INDEX IF NOT EXISTS node_embeddings_content ON node_embeddings (content_key);
 -- The symbol's source hash: a renamed file's unchanged symbols find their vectors by it.
 ALTER TABLE node_embeddings ADD COLUMN IF NOT EXISTS symbol_hash text;
 CREATE INDEX IF NOT EXISTS node_embeddings_symbol ON node_embeddings (repo, branch, path, symbol_hash);
+-- Stores made before 2026-12-05 generated lexical_tsv; a plain column lets a branch-off copy it
+-- as it is instead of computing it again (a quarter of copying django's rows). Its values stay.
+ALTER TABLE node_embeddings ALTER COLUMN lexical_tsv DROP EXPRESSION IF EXISTS;
 CREATE INDEX IF NOT EXISTS node_embeddings_lexical ON node_embeddings USING gin (lexical_tsv);
 
 -- Per-branch index metadata; indexed_commit advances only after every write succeeded.

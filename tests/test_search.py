@@ -210,3 +210,84 @@ def test_the_files_a_question_names_give_their_symbols_in_source_order(indexed_s
         ("src/shop/billing/invoice.py", "shop.billing.invoice.Invoice"),
     ]
     assert named() == []
+
+
+def test_a_branch_off_searches_its_base_words_and_its_own(repo_dir, config, pg_store):
+    from gitrepo import commit_files, init_repo
+
+    repo = init_repo(repo_dir)
+    files = {
+        "billing.py": "def settle_invoice(invoice):\n    return invoice.total_overdue_amount()\n",
+        "audit.py": "def record_event(event):\n    return event.append_journal_entry()\n",
+    }
+    commit_files(repo, files)
+    commit_files(
+        repo,
+        {**files, "audit.py": "def record_event(event):\n    return event.forward_to_ledger_archive()\n"},
+        branch="feature/ledger",
+    )
+    summaries = api.ingest_all(repo_dir, config=config)
+    assert [s.strategy for s in summaries] == ["bulk", "branch-off"]
+
+    def lexical(query: str, branch: str) -> list[str]:
+        return [h.qualname for h in api.search(query, repo=repo_dir, branch=branch, config=config, k=3, mode="lexical")]
+
+    # Copied from main with the rows: the unchanged file's words are found on the new branch.
+    assert lexical("total overdue amount", "feature/ledger")[:1] == ["billing.settle_invoice"]
+    # The changed function's document is its own on each branch.
+    assert lexical("ledger archive", "feature/ledger")[:1] == ["audit.record_event"]
+    assert lexical("ledger archive", "main") == []
+    assert lexical("journal entry", "main")[:1] == ["audit.record_event"]
+    assert lexical("journal entry", "feature/ledger") == []
+    missing = sql(
+        pg_store,
+        "SELECT count(*) FROM node_embeddings WHERE repo = %s AND lexical_tsv IS DISTINCT FROM to_tsvector('simple', lexical)",
+        (repo_dir.name,),
+    )
+    assert missing == [(0,)]
+
+
+def test_a_store_whose_lexical_vectors_were_generated_is_upgraded_in_place(pg_url):
+    """Stores made before 2026-12-05 computed lexical_tsv as a generated column; opening one
+    turns it into a plain column and keeps its values."""
+    import uuid
+
+    import psycopg
+
+    from branchgraph.graph.pgstore import PgStore
+
+    schema = f"upgrade_{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(pg_url, autocommit=True) as admin:
+        admin.execute("CREATE EXTENSION IF NOT EXISTS vector")
+        admin.execute(f"CREATE SCHEMA {schema}")
+    scoped = psycopg.conninfo.make_conninfo(pg_url, options=f"-c search_path={schema},public")
+    try:
+        with psycopg.connect(scoped, autocommit=True) as old:
+            old.execute(
+                "CREATE TABLE embeddings (content_key text PRIMARY KEY, model text, dims int, embedding vector)"
+            )
+            old.execute(
+                "CREATE TABLE node_embeddings (repo text, branch text, node_id text, label text, path text, "
+                "qualname text, content_key text REFERENCES embeddings (content_key), lexical text NOT NULL, "
+                "lexical_tsv tsvector GENERATED ALWAYS AS (to_tsvector('simple', lexical)) STORED, "
+                "PRIMARY KEY (repo, branch, node_id))"
+            )
+            old.execute("CREATE TABLE branchgraph_schema (version text PRIMARY KEY)")
+            old.execute("INSERT INTO branchgraph_schema VALUES ('an older release')")
+            old.execute("INSERT INTO embeddings VALUES ('k', 'm', 2, '[1,0]')")
+            old.execute(
+                "INSERT INTO node_embeddings VALUES ('r', 'main', 'n1', 'Function', 'a.py', 'a.f', 'k', 'overdue invoice')"
+            )
+        store = PgStore(scoped)
+        try:
+            rows = sql(
+                store,
+                "SELECT a.attgenerated, n.lexical_tsv::text FROM node_embeddings n, pg_attribute a "
+                "WHERE a.attrelid = 'node_embeddings'::regclass AND a.attname = 'lexical_tsv'",
+            )
+            assert rows == [("", "'invoice':2 'overdue':1")]  # a plain column now, its value kept
+        finally:
+            store.close()
+    finally:
+        with psycopg.connect(pg_url, autocommit=True) as admin:
+            admin.execute(f"DROP SCHEMA {schema} CASCADE")
