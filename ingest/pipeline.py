@@ -213,6 +213,14 @@ def ingest_branch(
             previous = None
         summary.previous_commit = previous.indexed_commit if previous else None
         stored_nothing = previous is None and rows.branch_is_new(name, branch) and not graph.has_branch(name, branch)
+        if previous is None and not stored_nothing:
+            # A first ingest that died part-way left its run marker and part of a graph: a bulk
+            # write's nodes without their edges, or a branch-off's copy of some of its base's
+            # labels with the file states of all of them. No record says what that holds, so it
+            # goes, and the branch starts anew (the parse cache keeps what the run had parsed).
+            graph.delete_branch(name, branch)
+            rows.delete_branch(name, branch)
+            stored_nothing = True
         if options.base is not None and not stored_nothing:
             raise GitError(f"{branch!r} is already indexed; --base only applies to a branch's first ingest")
         base_record = None
@@ -225,6 +233,16 @@ def ingest_branch(
             base_record = rows.branch_record(name, base_record.branch)
         summary.strategy = STRATEGY_BRANCH_OFF if base_record else STRATEGY_BULK if stored_nothing else STRATEGY_UPDATE
         summary.base = base_record.branch if base_record else None
+        # Readers of the branch wait while what they see changes, so an answer never mixes
+        # two commits (``IndexState.reading``). A branch-off takes the lock now: the copy of its
+        # base needs nothing the branch's own files give, so it runs while they are read,
+        # parsed and resolved.
+        base_copied: Callable[[], None] | None = None
+        if base_record is not None:
+            held.enter_context(rows.writing(name, branch))
+            rows.start_run(name, branch, summary.commit)
+            graph.ensure_schema()
+            base_copied = held.enter_context(_copying_base(graph, rows, name, base_record.branch, branch))
 
         # Another embedder than the branch's (or its base's) vectors were made with: every
         # symbol gets a vector from the new one, so a branch never mixes models or sizes.
@@ -284,14 +302,14 @@ def ingest_branch(
         summary.unresolved_rate = counts.unresolved_rate
         work["files_resolved"] = len(resolved.subgraphs)
 
-        # Readers of the branch wait while what they see changes, so an answer never mixes
-        # two commits (``IndexState.reading``).
-        with rows.writing(name, branch):
-            rows.start_run(name, branch, summary.commit)
+        with contextlib.nullcontext() if base_copied else rows.writing(name, branch):
+            if base_copied is None:
+                rows.start_run(name, branch, summary.commit)
             with clock.stage("graph_write"):
-                graph.ensure_schema()
-                if base_record is not None:
-                    _clone_base(graph, rows, name, base_record.branch, branch)
+                if base_copied is None:
+                    graph.ensure_schema()
+                else:
+                    base_copied()
                 diff_from = base_record.indexed_commit if base_record else summary.previous_commit
                 diff = _diff(repo, diff_from, summary.commit)
                 summary.changes = diff.to_dict()
@@ -521,15 +539,27 @@ def _choose_base(run: _Run, commit: str, wanted: str | None) -> BranchRecord | N
     return best if best_cost <= tracked * _BASE_MAX_CHANGED_SHARE else None
 
 
-def _clone_base(graph: GraphWriter, rows: IngestTarget, repo: str, base: str, branch: str) -> None:
-    """Copy the base branch into both stores at once: they are separate servers, and each copy
-    took about as long as the other (django: 5.0 s in Neo4j, 4.5 s in PostgreSQL, one after the
-    other before). Leaving the pool waits for the PostgreSQL copy even when Neo4j's raised, so
-    no copy is left running behind an error."""
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        node_rows = pool.submit(rows.clone_branch, repo, base, branch, branch_prefix(repo, branch), BRANCH_PREFIX_LEN)
-        graph.clone_branch(repo, base, branch)
-        node_rows.result()
+@contextmanager
+def _copying_base(
+    graph: GraphWriter, rows: IngestTarget, repo: str, base: str, branch: str
+) -> Iterator[Callable[[], None]]:
+    """Copy the base branch to the new ``branch`` in both stores, in the background and side by
+    side (they are separate servers; django's copies took 5.0 s in Neo4j and 4.5 s in
+    PostgreSQL, one after the other before). Yields a call that waits for both and raises
+    what either raised; when the ingest fails, leaving waits for both copies to end. The copy
+    is unrecorded until the ingest records the branch: a run that failed leaves it to the next,
+    which drops it (``ingest_branch``)."""
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        copies = [
+            pool.submit(graph.clone_branch, repo, base, branch),
+            pool.submit(rows.clone_branch, repo, base, branch, branch_prefix(repo, branch), BRANCH_PREFIX_LEN),
+        ]
+
+        def copied() -> None:
+            for copy in copies:
+                copy.result()
+
+        yield copied
 
 
 def _diff(repo: Repo, old: str | None, new: str) -> git.TreeDiff:

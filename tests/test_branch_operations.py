@@ -151,3 +151,45 @@ def test_ingest_cli_reports_strategy_and_work_as_json(repo_dir: Path, neo4j_uri,
     assert CliRunner().invoke(cli, ["ingest", str(repo_dir), "--remotes"], env=env).exit_code == 2
     both = CliRunner().invoke(cli, ["ingest", str(repo_dir), "--all-branches", "--json"], env=env)
     assert both.exit_code == 0 and [d["branch"] for d in json.loads(both.output)] == ["main"]
+
+
+def test_a_branch_off_that_fails_while_its_base_is_copied_starts_anew_next_time(
+    repo_dir: Path, config, graph_store, pg_store, monkeypatch
+):
+    from test_incremental import assert_equals_fresh_ingest
+
+    from branchgraph.ingest import pipeline
+
+    repo = init_repo(repo_dir)
+    root = commit_files(repo, APP)
+    commit_files(
+        repo,
+        {**APP, "b.py": "from app import f\n\n\ndef b():\n    return f()\n"},
+        branch="feature/b",
+        parents=[root.encode()],
+    )
+    api.ingest(repo_dir, config=config)
+
+    copying = threading.Event()
+    clone = pipeline._copying_base
+
+    def copy_then_note(*args):
+        copying.set()
+        return clone(*args)
+
+    def resolver_fails(*args, **kwargs):
+        assert copying.is_set()  # the base's copy had begun before the branch's files were resolved
+        raise RuntimeError("resolver failed")
+
+    monkeypatch.setattr(pipeline, "_copying_base", copy_then_note)
+    monkeypatch.setattr(pipeline, "resolve_update", resolver_fails)
+    with pytest.raises(RuntimeError, match="resolver failed"):
+        api.ingest(repo_dir, branch="feature/b", config=config)
+    # The copy was unrecorded: reported as such, never as the branch indexed.
+    states = {s.branch: s for s in api.status(repo_dir, config=config)}
+    assert states["feature/b"].indexed_commit == "" and "no record" in states["feature/b"].problem
+    monkeypatch.undo()
+
+    again = api.ingest(repo_dir, branch="feature/b", config=config)
+    assert again.strategy == "branch-off"
+    assert_equals_fresh_ingest(repo_dir, "feature/b", config, graph_store, pg_store)

@@ -37,9 +37,17 @@ def generated_package(tag: str, modules: int, version: int) -> dict[str, str]:
     return files
 
 
-def run_ingest(repo_dir: Path, env: dict[str, str], kill_after: float | None) -> int | None:
+def run_ingest(repo_dir: Path, env: dict[str, str], kill_after: float | None, branch: str | None = None) -> int | None:
     proc = subprocess.Popen(
-        [sys.executable, "-m", "branchgraph", "ingest", str(repo_dir), "--quiet"],
+        [
+            sys.executable,
+            "-m",
+            "branchgraph",
+            "ingest",
+            str(repo_dir),
+            "--quiet",
+            *(["--branch", branch] if branch else []),
+        ],
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
@@ -92,4 +100,21 @@ def test_sigkill_at_random_points_then_rerun_converges(
         assert api.status(repo_dir, config=config)[0].indexed_commit in (first, second)
     run_ingest(repo_dir, env, None)
     assert api.status(repo_dir, config=config)[0].indexed_commit == second
+    assert_equals_fresh_ingest(repo_dir, "main", config, graph_store, pg_store)
+
+    # A branch-off killed part-way (its base's copy runs while its own files are parsed): the
+    # next run makes the branch read exactly as a fresh ingest of its commit.
+    changed = generated_package(repo_dir.name, 240, 1)
+    changed.update(
+        {f"pkg/m{i}.py": changed[f"pkg/m{i}.py"] + f"\n\ndef extra{i}():\n    return work{i}(0)\n" for i in range(12)}
+    )
+    third = commit_files(repo, changed, branch="feature/extra", parents=[second.encode()])
+    for share in sorted(rng.uniform(0.05, 0.5) for _ in range(2)):
+        run_ingest(repo_dir, env, duration * share, "feature/extra")
+        states = {s.branch: s for s in api.status(repo_dir, config=config)}
+        assert states["main"].indexed_commit == second
+        assert "feature/extra" not in states or states["feature/extra"].indexed_commit in ("", third)
+    run_ingest(repo_dir, env, None, "feature/extra")
+    assert {s.branch: s.indexed_commit for s in api.status(repo_dir, config=config)}["feature/extra"] == third
+    assert_equals_fresh_ingest(repo_dir, "feature/extra", config, graph_store, pg_store)
     assert_equals_fresh_ingest(repo_dir, "main", config, graph_store, pg_store)
