@@ -91,7 +91,8 @@ class Neo4jGraphWrites(Neo4jConnection):
     ) -> None:
         """Bulk-write a branch that has nothing in the store yet: every node, then every edge,
         in parallel chunks. The branch is not indexed until its metadata is recorded, so
-        nothing reads it half-written; a crash leaves nodes that a re-run replaces file by file.
+        nothing reads it half-written; what a crash leaves, the next ingest drops before it
+        writes the branch again.
         ``progress`` hears (rows written, rows in all) after each chunk."""
         node_jobs = [
             (_create_nodes_query(label), rows[i : i + _BULK_ROWS])
