@@ -81,6 +81,28 @@ def collect(sources: list[str], per_repo: int, config: Config) -> Examples:
     return found
 
 
+def only_sources(examples: Examples, sources: list[str]) -> Examples:
+    """The collected candidates of the repositories ``--source`` names (a kept file may hold
+    more), their cases renumbered."""
+    names = {spec.split("=", 1)[0] for spec in sources}
+    kept_cases = sorted({case for case, repo in zip(examples.cases, examples.repos, strict=True) if repo in names})
+    number = {old: new for new, old in enumerate(kept_cases)}
+    out = Examples(gold=[examples.gold[c] for c in kept_cases], asked=[examples.asked[c] for c in kept_cases])
+    start = 0
+    for matrix in examples.rows:  # one matrix per case, in case order
+        case = examples.cases[start] if len(matrix) else None
+        if case in number:
+            out.rows.append(matrix)
+        start += len(matrix)
+    for i, repo in enumerate(examples.repos):
+        if repo in names:
+            out.labels.append(examples.labels[i])
+            out.cases.append(number[examples.cases[i]])
+            out.repos.append(repo)
+            out.spans.append(examples.spans[i])
+    return out
+
+
 def standardised(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     mean = x.mean(axis=0)
     scale = x.std(axis=0)
@@ -191,7 +213,7 @@ def main() -> None:
     if len(args.source) < 2:
         parser.error("cross-validation leaves one repository out: give two or more --source")
     if args.examples is not None and args.examples.exists() and not args.collect:
-        examples = Examples(**pickle.loads(args.examples.read_bytes()))
+        examples = only_sources(Examples(**pickle.loads(args.examples.read_bytes())), args.source)
     else:
         with scratch_config("branchgraph-fit-", embedder=args.embedder) as config:
             examples = collect(args.source, args.per_repo, config)
