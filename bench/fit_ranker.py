@@ -82,25 +82,21 @@ def collect(sources: list[str], per_repo: int, config: Config) -> Examples:
 
 
 def only_sources(examples: Examples, sources: list[str]) -> Examples:
-    """The collected candidates of the repositories ``--source`` names (a kept file may hold
-    more), their cases renumbered."""
+    """The collected cases and candidates of the repositories ``--source`` names (a kept file
+    may hold more), the cases renumbered."""
     names = {spec.split("=", 1)[0] for spec in sources}
-    kept_cases = sorted({case for case, repo in zip(examples.cases, examples.repos, strict=True) if repo in names})
+    kept_cases = [case for case, (repo, _, _) in enumerate(examples.asked) if repo in names]
     number = {old: new for new, old in enumerate(kept_cases)}
-    out = Examples(gold=[examples.gold[c] for c in kept_cases], asked=[examples.asked[c] for c in kept_cases])
-    start = 0
-    for matrix in examples.rows:  # one matrix per case, in case order
-        case = examples.cases[start] if len(matrix) else None
-        if case in number:
-            out.rows.append(matrix)
-        start += len(matrix)
-    for i, repo in enumerate(examples.repos):
-        if repo in names:
-            out.labels.append(examples.labels[i])
-            out.cases.append(number[examples.cases[i]])
-            out.repos.append(repo)
-            out.spans.append(examples.spans[i])
-    return out
+    kept = [i for i, repo in enumerate(examples.repos) if repo in names]
+    return Examples(
+        rows=[np.vstack(examples.rows)[kept]],
+        labels=[examples.labels[i] for i in kept],
+        cases=[number[examples.cases[i]] for i in kept],
+        repos=[examples.repos[i] for i in kept],
+        gold=[examples.gold[case] for case in kept_cases],
+        spans=[examples.spans[i] for i in kept],
+        asked=[examples.asked[case] for case in kept_cases],
+    )
 
 
 def standardised(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
