@@ -10,6 +10,7 @@ by the fit. Without the file the hand-tuned score (``ranking.final_scores``) ran
 
 from __future__ import annotations
 
+import bisect
 import json
 import math
 from collections.abc import Mapping, Sequence
@@ -104,10 +105,17 @@ def feature_matrix(
     """One row of ``FEATURES`` per candidate (after ``final_scores``, whose score is the first)."""
     if not candidates:
         return np.zeros((0, len(FEATURES)))
+    # A committed bundle or vendored copy of the code a question is about matches it as well
+    # as its source does, or better, and takes the ranks the source would have had. The model
+    # learned from repositories without such copies, so the source's rank features are those
+    # of the list without them, and the copies keep their own (and their penalty, below).
+    copies = {path for path in {c.path for c in candidates} if is_vendored_or_generated(path)}
+    originals = [c for c in candidates if c.path not in copies] or list(candidates)
     top_hand = max(c.score for c in candidates) or 1.0
-    top_bm25 = max((c.search.lexical_score or 0.0 for c in candidates if c.search is not None), default=0.0) or 1.0
+    top_bm25 = max((c.search.lexical_score or 0.0 for c in originals if c.search is not None), default=0.0) or 1.0
     top_similarity = max((s for s in similarity.values() if s > 0), default=1.0)
-    entries = sorted((c for c in candidates if c.is_entry), key=lambda c: -c.search_score)
+    ranks = _ranks_without_copies(candidates, copies)
+    entries = sorted((c for c in candidates if c.is_entry), key=lambda c: (c.path in copies, -c.search_score))
     best_entry = entries[0] if entries else None
     entry_files = list(dict.fromkeys(c.path for c in entries[:3]))
     recency = history.ago
@@ -117,7 +125,9 @@ def feature_matrix(
         if c.search is not None:
             file_best[c.path] = max(file_best.get(c.path, 0.0), c.search_score)
             file_hits[c.path] = file_hits.get(c.path, 0) + 1
-    file_rank = {path: rank for rank, path in enumerate(sorted(file_best, key=lambda p: -file_best[p]), 1)}
+    files_ranked = sorted(file_best, key=lambda p: -file_best[p])
+    file_rank = {path: rank for rank, path in enumerate(files_ranked, 1)}
+    file_rank.update((path, rank) for rank, path in enumerate((p for p in files_ranked if p not in copies), 1))
     question = Words.of(question_words)
     # What a path says, once per file: the path rules cost more than the rest of a row.
     path_features: dict[str, tuple[float, float, float, float]] = {}
@@ -129,19 +139,20 @@ def feature_matrix(
             by_path = path_features[c.path] = (
                 float(is_support(c.path) and not about_support),
                 float(is_declaration_path(c.path)),
-                float(is_vendored_or_generated(c.path)),
+                float(c.path in copies),
                 float(mentions.name(c.path)),
             )
         support, declaration, generated, file_named = by_path
         name_words = lexical_text(c.qualname).split()
         ago = recency.get(c.path)
+        lexical_rank, dense_rank = ranks.get(c.id, (None, None))
         rows.append(
             [
                 c.score / top_hand,
                 c.search_score,
                 ((hit.lexical_score or 0.0) / top_bm25) if hit is not None else 0.0,
-                1.0 / hit.lexical_rank if hit is not None and hit.lexical_rank else 0.0,
-                1.0 / hit.dense_rank if hit is not None and hit.dense_rank else 0.0,
+                1.0 / lexical_rank if lexical_rank else 0.0,
+                1.0 / dense_rank if dense_rank else 0.0,
                 max(similarity.get(c.id, 0.0), 0.0) / top_similarity,
                 float(c.named),
                 float(c.qualified),
@@ -165,3 +176,23 @@ def feature_matrix(
             ]
         )
     return np.asarray(rows, dtype=np.float64)
+
+
+def _ranks_without_copies(
+    candidates: Sequence[Candidate], copies: set[str]
+) -> dict[str, tuple[int | None, int | None]]:
+    """Each search hit's rank in the full-text and the vector list: a copy's (a path in
+    ``copies``) as it is, any other's with the copies ranked above it taken out."""
+    hits = [(c, c.search) for c in candidates if c.search is not None]
+    copied_lexical = sorted(h.lexical_rank for c, h in hits if c.path in copies and h.lexical_rank)
+    copied_dense = sorted(h.dense_rank for c, h in hits if c.path in copies and h.dense_rank)
+
+    def without(rank: int | None, copied: list[int]) -> int | None:
+        return rank - bisect.bisect_left(copied, rank) if rank and copied else rank
+
+    return {
+        c.id: (h.lexical_rank, h.dense_rank)
+        if c.path in copies
+        else (without(h.lexical_rank, copied_lexical), without(h.dense_rank, copied_dense))
+        for c, h in hits
+    }

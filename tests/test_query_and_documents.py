@@ -10,8 +10,12 @@ import numpy as np
 from branchgraph.core.lexical import query_terms
 from branchgraph.ingest.documents import symbol_document
 from branchgraph.retrieval import budget
-from branchgraph.retrieval.learned import FEATURES, shipped_ranker
+from branchgraph.retrieval.assemble import Candidate
+from branchgraph.retrieval.learned import FEATURES, feature_matrix, shipped_ranker
 from branchgraph.retrieval.query import FileMentions, Words, content_terms, search_text, shared_share, term_weight
+from branchgraph.retrieval.ranking import PathHistory
+from branchgraph.retrieval.search import SearchHit
+from branchgraph.retrieval.source import Span
 
 
 def test_commit_phrasing_is_cleaned_from_queries():
@@ -83,6 +87,28 @@ def test_the_shipped_ranker_matches_the_features_and_prefers_strong_text_matches
     strong[FEATURES.index("bm25_rank")] = 1.0
     low, high = ranker.probabilities(np.vstack([weak, strong]))
     assert high > low
+
+
+def test_a_committed_bundle_takes_no_rank_from_the_source_it_copies():
+    def hit(node_id: str, path: str, rank: int, bm25: float) -> Candidate:
+        found = SearchHit(node_id, "Function", node_id, path, 1, 4, 1 / rank, rank, rank, False, lexical_score=bm25)
+        return Candidate(node_id, "Function", node_id, path, Span(1, 4), 1.0, "search", None, True, search=found)
+
+    # The bundle (its banner says the question's words once more) is the best text match.
+    bundle = hit("bundled", "dist/retry.js", 1, 10.0)
+    beside = [bundle, hit("retry", "src/retry.ts", 2, 9.0), hit("backoff", "src/backoff.ts", 3, 4.0)]
+    alone = [hit("retry", "src/retry.ts", 1, 9.0), hit("backoff", "src/backoff.ts", 2, 4.0)]
+
+    def rows(candidates: list[Candidate]) -> dict[str, dict[str, float]]:
+        matrix = feature_matrix(candidates, {}, PathHistory.of_changes([]), False, ["retry"], FileMentions.of("retry"))
+        return {c.id: dict(zip(FEATURES, row, strict=True)) for c, row in zip(candidates, matrix, strict=True)}
+
+    with_bundle, without = rows(beside), rows(alone)
+    for name in ("bm25", "bm25_rank", "vector_rank", "file_rank", "entry_file", "cochange"):
+        assert with_bundle["retry"][name] == without["retry"][name], name
+        assert with_bundle["backoff"][name] == without["backoff"][name], name
+    assert with_bundle["retry"]["bm25_rank"] == with_bundle["retry"]["file_rank"] == 1.0
+    assert with_bundle["bundled"]["bm25_rank"] == with_bundle["bundled"]["generated"] == 1.0
 
 
 def test_a_dotted_name_in_a_question_names_a_function_through_its_package_or_a_method_through_its_class():
