@@ -294,6 +294,11 @@ def _fit_budget(candidates: list[Candidate], budget_tokens: int) -> tuple[list[C
     for _ in range(_TRIM_ROUNDS):
         for c in kept:
             c.tokens = _rendered_tokens(c)
+            if c.tokens > budget_tokens:
+                # Alone over the whole budget (a minified bundle, a 2,000-line function): cut
+                # to half of it before anything is dropped. Cut last, it took the whole answer
+                # once everything else had been dropped to make room for it.
+                _cut(c, budget_tokens // 2)
         if sum(c.tokens for c in kept) <= budget_tokens:
             break
         kept = trim_to_budget(kept, budget_tokens, on_drop=dropped.append)
@@ -325,23 +330,29 @@ def _cut_to_fit(kept: list[Candidate], budget_tokens: int) -> None:
         over = sum(k.tokens for k in kept) - budget_tokens
         if over <= 0:
             return
-        lines = c.text.splitlines()
-        target = max(c.tokens - over, _MIN_CUT_TOKENS)
-        text_room = (target - _CUT_NOTE_TOKENS - (c.tokens - estimate_tokens(c.text))) * CHARS_PER_TOKEN
-        shown: list[str] = []
-        used = 0
-        for line in lines:
-            room = text_room - used
-            if room <= 0:
-                break
-            shown.append(line[:room])  # a minified file is one long line
-            used += len(shown[-1]) + 1
-        if shown == lines:
-            continue
-        left_out = len(lines) - len(shown) + (shown[-1] != lines[len(shown) - 1] if shown else 0)
-        c.text = "\n".join(shown) + f"\n... ({left_out} more lines left out to fit the budget)"
-        c.truncated = True
-        c.tokens = _rendered_tokens(c)
+        _cut(c, c.tokens - over)
+
+
+def _cut(c: Candidate, target_tokens: int) -> None:
+    """Cut ``c`` to its first lines (and a long line to its start) so that it costs about
+    ``target_tokens``, or ``_MIN_CUT_TOKENS`` if that is more."""
+    lines = c.text.splitlines()
+    target = max(target_tokens, _MIN_CUT_TOKENS)
+    text_room = (target - _CUT_NOTE_TOKENS - (c.tokens - estimate_tokens(c.text))) * CHARS_PER_TOKEN
+    shown: list[str] = []
+    used = 0
+    for line in lines:
+        room = text_room - used
+        if room <= 0:
+            break
+        shown.append(line[:room])  # a minified file is one long line
+        used += len(shown[-1]) + 1
+    if shown == lines:
+        return
+    left_out = len(lines) - len(shown) + (shown[-1] != lines[len(shown) - 1] if shown else 0)
+    c.text = "\n".join(shown) + f"\n... ({left_out} more lines left out to fit the budget)"
+    c.truncated = True
+    c.tokens = _rendered_tokens(c)
 
 
 def _outlines_after_members(kept: list[Candidate]) -> list[Candidate]:

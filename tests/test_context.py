@@ -180,6 +180,7 @@ def test_an_entry_too_long_for_the_budget_is_shown_in_part(repo_dir, config):
         {
             "ledger.py": f'def reconcile_ledger(total):\n    """Reconcile the ledger."""\n{body}    return total\n\n\n'
             + minified
+            + '\n\ndef ledger_rows(table):\n    """The rows of a ledger table to reconcile."""\n    return table\n'
         },
     )
     api.ingest(repo_dir, config=config)
@@ -187,6 +188,8 @@ def test_an_entry_too_long_for_the_budget_is_shown_in_part(repo_dir, config):
         result = api.context(question, repo=repo_dir, config=config, entries=1, budget_tokens=400)
         (item,) = [i for i in result.items if i.qualname == f"ledger.{name}"]
         assert item.truncated and item.text.startswith(f"def {name}(")
+        assert item.tokens <= 200 + 40  # cut to half the budget, so that it is not the whole answer
+        assert "ledger.ledger_rows" in [i.qualname for i in result.items]
         assert item.text.splitlines()[-1].startswith("... (") and "left out to fit the budget" in item.text
         assert result.tokens <= 400 and any("shown in part" in w for w in result.warnings)
     whole = api.context("reconcile the ledger", repo=repo_dir, config=config, entries=1, budget_tokens=100_000)
