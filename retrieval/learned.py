@@ -150,7 +150,7 @@ def feature_matrix(
             [
                 c.score / top_hand,
                 c.search_score,
-                ((hit.lexical_score or 0.0) / top_bm25) if hit is not None else 0.0,
+                min((hit.lexical_score or 0.0) / top_bm25, 1.0) if hit is not None else 0.0,  # a copy's may be more
                 1.0 / lexical_rank if lexical_rank else 0.0,
                 1.0 / dense_rank if dense_rank else 0.0,
                 max(similarity.get(c.id, 0.0), 0.0) / top_similarity,

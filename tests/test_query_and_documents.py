@@ -108,7 +108,9 @@ def test_a_committed_bundle_takes_no_rank_from_the_source_it_copies():
         assert with_bundle["retry"][name] == without["retry"][name], name
         assert with_bundle["backoff"][name] == without["backoff"][name], name
     assert with_bundle["retry"]["bm25_rank"] == with_bundle["retry"]["file_rank"] == 1.0
-    assert with_bundle["bundled"]["bm25_rank"] == with_bundle["bundled"]["generated"] == 1.0
+    bundled = with_bundle["bundled"]
+    assert bundled["bm25_rank"] == bundled["generated"] == 1.0
+    assert bundled["bm25"] == 1.0  # relative to the best source, as every feature the model saw: at most 1
 
 
 def test_a_dotted_name_in_a_question_names_a_function_through_its_package_or_a_method_through_its_class():
