@@ -57,7 +57,7 @@ from branchgraph.core.files import (
 from branchgraph.core.languages import is_project_file, language_for_path
 from branchgraph.core.model import BRANCH_PREFIX_LEN, SYMBOL_LABELS, FileSubgraph, branch_prefix, subgraph_fingerprint
 from branchgraph.graph.protocols import BranchRecord, FileState, GraphWriter, IngestTarget, NodeEmbeddingRow
-from branchgraph.ingest.documents import DOCUMENT_VERSION, symbol_document
+from branchgraph.ingest.documents import DOCUMENT_VERSION, symbol_document, written_lines
 from branchgraph.ingest.incremental import (
     FileRecord,
     PreviousResolution,
@@ -711,7 +711,7 @@ def _embed(
                 qualname=p["qualname"],
                 signature=p["signature"],
                 docstring=p["docstring"],
-                body="\n".join(lines[p["start_line"] - 1 : p["end_line"]]),
+                body="\n".join(written_lines(lines[p["start_line"] - 1 : p["end_line"]])),
                 enclosing_class=p["qualname"].rsplit(".", 1)[0] if n.label == "Method" else None,
             )
             key = content_key(embedder, text)

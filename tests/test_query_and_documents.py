@@ -78,6 +78,25 @@ def test_a_class_document_leaves_out_its_members_bodies():
     assert "overdraft" in method.split()
 
 
+def test_a_minified_functions_document_leaves_out_the_line_it_shares_with_the_whole_file():
+    bundle = "function retry(e){return backoff(e)}" + "".join(
+        f";function f{i}(t){{return t.total{i}}}" for i in range(60)
+    )
+    lines = ["/* axios v1 */", bundle]
+    document = symbol_document("dist.axios.min.retry", "dist/axios.min.js", "function retry(e)", "", lines, (2, 2))
+    assert "retry" in document.split() and "axios" in document.split()  # its name and path
+    assert "backoff" not in document.split() and "total7" not in document.split()  # the rest of the file
+    readable = symbol_document(
+        "lib.retry",
+        "lib/retry.js",
+        "function retry(e)",
+        "",
+        ["function retry(e) {", "  return backoff(e)", "}"],
+        (1, 3),
+    )
+    assert "backoff" in readable.split()
+
+
 def test_the_shipped_ranker_matches_the_features_and_prefers_strong_text_matches():
     ranker = shipped_ranker()
     assert ranker is not None, "retrieval/ranker.json is missing or fitted for other features"
