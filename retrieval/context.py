@@ -40,6 +40,7 @@ from branchgraph.retrieval.ranking import (
     PathHistory,
     PathRecency,
     asks_about_support,
+    demote_copies_of_candidates,
     final_scores,
 )
 from branchgraph.retrieval.render import render_context, render_item
@@ -213,6 +214,7 @@ def build_context(
     _learned_scores(
         list(candidates.values()), similarity, history, about_support, content_terms(query), mentions, observe
     )
+    demote_copies_of_candidates(list(candidates.values()))
     if conflicted:
         warnings.append(f"{conflicted} related symbols with unresolved merge conflicts were left out")
     merge_overloads(candidates)

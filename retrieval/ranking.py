@@ -10,7 +10,7 @@ times the boosts below.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -50,6 +50,10 @@ PENALTY = 0.4  # vendored or generated code is rarely what the question is about
 # with BM25 over source the weaker local vectors count less: 0.15 on the tuning half of
 # bench/real_tasks.py (together with the other weights there, context R@10 0.45 -> 0.54).
 SIMILARITY_WEIGHT = 0.15
+# A vendored or generated copy of a function whose source is a candidate too (a bundle's
+# ``buildFullPath`` beside ``lib/core/buildFullPath.js``) says nothing the source does not:
+# on axios four bundles' copies took up to four of the top 10 places.
+COPY_OF_CANDIDATE_FACTOR = 0.1
 
 # Tests, examples, docs and benchmarks by directory, in any language; by file name, each
 # language's own test conventions (``core.languages``).
@@ -118,6 +122,18 @@ def final_scores(
     for c in candidates.values():
         own = max(similarity.get(c.id, 0.0), 0.0) / top
         c.score = ((1 - weight) * c.score + weight * own) * path_factor(c.path, recency, about_support)
+
+
+def demote_copies_of_candidates(candidates: Sequence[Candidate]) -> None:
+    """Rank a copy below the rest when a candidate outside vendored and generated code has
+    its name (``COPY_OF_CANDIDATE_FACTOR``): shown after its source, if there is room."""
+    copies = [c for c in candidates if is_vendored_or_generated(c.path)]
+    if not copies:
+        return
+    names = {c.qualname.rsplit(".", 1)[-1] for c in candidates if not is_vendored_or_generated(c.path)}
+    for c in copies:
+        if c.qualname.rsplit(".", 1)[-1] in names:
+            c.score *= COPY_OF_CANDIDATE_FACTOR
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,7 +13,7 @@ from branchgraph.retrieval import budget
 from branchgraph.retrieval.assemble import Candidate
 from branchgraph.retrieval.learned import FEATURES, feature_matrix, shipped_ranker
 from branchgraph.retrieval.query import FileMentions, Words, content_terms, search_text, shared_share, term_weight
-from branchgraph.retrieval.ranking import PathHistory
+from branchgraph.retrieval.ranking import PathHistory, demote_copies_of_candidates
 from branchgraph.retrieval.search import SearchHit
 from branchgraph.retrieval.source import Span
 
@@ -76,6 +76,23 @@ def test_a_class_document_leaves_out_its_members_bodies():
     assert "close" in document.split() and "overdraft" not in document.split() and "kind" in document.split()
     method = symbol_document("bank.Account.close", "bank.py", "def close(self)", "", lines, (4, 5))
     assert "overdraft" in method.split()
+
+
+def test_a_copy_of_a_candidate_ranks_below_the_rest():
+    def candidate(qualname: str, path: str, score: float) -> Candidate:
+        return Candidate(qualname, "Function", qualname, path, Span(1, 4), score, "search", None, False)
+
+    source, other = (
+        candidate("lib.core.buildFullPath.buildFullPath", "lib/core/buildFullPath.js", 0.5),
+        candidate("lib.helpers.combineURLs.combineURLs", "lib/helpers/combineURLs.js", 0.2),
+    )
+    copy, lone = (
+        candidate("dist.axios.buildFullPath", "dist/axios.js", 0.4),
+        candidate("dist.axios.settle", "dist/axios.js", 0.3),
+    )
+    demote_copies_of_candidates([source, other, copy, lone])
+    assert copy.score < other.score < lone.score == 0.3  # a copy whose source is not among them stays where it was
+    assert source.score == 0.5
 
 
 def test_a_minified_functions_document_leaves_out_the_line_it_shares_with_the_whole_file():
