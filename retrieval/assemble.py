@@ -287,10 +287,21 @@ def fold_nested(candidates: dict[str, Candidate]) -> None:
     _remove_absorbed(candidates, folded)
 
 
+# A definition of a name this short, next to another definition of it in the same file, is a
+# declaration of it (an ``@overload`` stub, a TypeScript overload signature, a two-line property
+# getter beside its setter): one item with its neighbour. "Next to": at most this many lines
+# between them (two blank lines and two decorators).
+DECLARATION_LINES = 6
+ADJACENT_GAP = 4
+
+
 def merge_overloads(candidates: dict[str, Candidate]) -> None:
-    """One candidate per name and file: ``@overload`` declarations and their implementation
-    (or a name defined twice) are one thing to read. The longest definition stays, with the
-    best score of them all; items hanging from another move to it."""
+    """Definitions of one name in one file: short ones next to another (``@overload``
+    declarations and their implementation) are one item with the definition they declare,
+    spanning them all, with the best score of them; longer ones stay items of their own — a
+    property's getter and setter, Java's overloads, the two versions of a function under ``if
+    sys.version_info``: each has code of its own, and the longest alone had hidden the rest.
+    Items hanging from an absorbed one move to its absorber."""
     groups: dict[tuple[str, str], list[Candidate]] = {}
     for c in candidates.values():
         groups.setdefault((c.path, c.qualname), []).append(c)
@@ -298,13 +309,35 @@ def merge_overloads(candidates: dict[str, Candidate]) -> None:
     for group in groups.values():
         if len(group) < 2:
             continue
-        keep = max(group, key=lambda c: (c.span.end_line - c.span.start_line, c.is_entry, c.id))
-        for other in group:
-            if other is not keep:
-                keep.reasons.extend(r for r in other.reasons if r not in keep.reasons)
-                _absorb(keep, other)
-                merged[other.id] = keep.id
+        for run in _adjacent_runs(sorted(group, key=lambda c: (c.span.start_line, c.span.end_line, c.id))):
+            bodies = [c for c in run if _lines(c) > DECLARATION_LINES] or [
+                max(run, key=lambda c: (_lines(c), c.is_entry, c.id))
+            ]
+            starts = [b.span.start_line for b in bodies]  # before absorbing grows the spans
+            for c in run:
+                if any(c is b for b in bodies):
+                    continue
+                # Declarations precede what they declare: the next definition with a body.
+                keep = next((b for b, at in zip(bodies, starts, strict=True) if at > c.span.start_line), bodies[-1])
+                keep.reasons.extend(r for r in c.reasons if r not in keep.reasons)
+                keep.span = Span(min(keep.span.start_line, c.span.start_line), max(keep.span.end_line, c.span.end_line))
+                _absorb(keep, c)
+                merged[c.id] = keep.id
     _remove_absorbed(candidates, merged)
+
+
+def _lines(c: Candidate) -> int:
+    return c.span.end_line - c.span.start_line + 1
+
+
+def _adjacent_runs(ordered: list[Candidate]) -> list[list[Candidate]]:
+    """``ordered`` (by line) cut where more than ``ADJACENT_GAP`` lines part two definitions."""
+    runs = [[ordered[0]]]
+    for c in ordered[1:]:
+        if c.span.start_line - runs[-1][-1].span.end_line - 1 > ADJACENT_GAP:
+            runs.append([])
+        runs[-1].append(c)
+    return runs
 
 
 def _absorb(keep: Candidate, other: Candidate) -> None:

@@ -395,6 +395,38 @@ def test_overloads_and_their_implementation_are_one_item(repo_dir, config):
     assert "the implementation" in converts[0].text
 
 
+def test_a_property_getter_and_its_setter_are_both_shown(repo_dir, config):
+    """One name, two definitions with code of their own: the longest alone had been the item,
+    and the getter's code was nowhere in the answer."""
+    source = (
+        "import warnings\n\n\n"
+        "class Field:\n"
+        "    @property\n"
+        "    def default(self):\n"
+        "        warnings.warn(\n"
+        "            'default is deprecated, read dump_default',\n"
+        "            DeprecationWarning,\n"
+        "        )\n"
+        "        # the getter hands back the dump default\n"
+        "        return self.dump_default\n\n"
+        "    @default.setter\n"
+        "    def default(self, value):\n"
+        "        warnings.warn(\n"
+        "            'default is deprecated, set dump_default',\n"
+        "            DeprecationWarning,\n"
+        "        )\n"
+        "        # the setter stores the dump default\n"
+        "        self.dump_default = value\n"
+        "        self.changed = True\n"
+    )
+    commit_files(init_repo(repo_dir), {"fields.py": source})
+    api.ingest(repo_dir, config=config)
+    result = api.context("default is deprecated warning", repo=repo_dir, config=config)
+    texts = [i.text for i in result.items if i.qualname == "fields.Field.default" and not i.outline]
+    assert len(texts) == 2, [(i.qualname, i.start_line) for i in result.items]
+    assert any("the getter" in t for t in texts) and any("the setter" in t for t in texts)
+
+
 def test_a_branch_not_indexed_yet_is_answered_from_its_base_overlaid_with_its_changes(shop_repo: Path, config):
     """The branch changed refund, added a function the question names and deleted tax.py:
     the answer shows the branch's refund and the new function (flagged overlay), nothing from
