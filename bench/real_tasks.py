@@ -229,7 +229,12 @@ def replay(root: Path, cases: list[Case], config: Config) -> Iterator[tuple[int,
 
 
 def run_repo(
-    root: Path, cases: list[Case], config: Config, progress: Callable[[str], None], grid: list[dict] = ()
+    root: Path,
+    cases: list[Case],
+    config: Config,
+    progress: Callable[[str], None],
+    grid: list[dict] = (),
+    keep_items: int = 20,
 ) -> list[dict]:
     source = SourceAtCommit(root)
     results = []
@@ -288,7 +293,7 @@ def run_repo(
                 "fileR@5": file_recall(items, case.gold),
                 "budget": shown_in_full(shown, case.gold),
             }
-            row["items"][method] = items[:20]
+            row["items"][method] = items[:keep_items]
         results.append(row)
         progress(
             f"{case.repo} {n}/{len(cases)}: R@10 context {row['metrics']['context']['R@10']:.2f}, "
@@ -364,6 +369,12 @@ def main() -> None:
         type=Path,
         help="JSON list of variants to score beside the default: {name, set: {module.CONSTANT: value}, entries}",
     )
+    parser.add_argument(
+        "--keep-items",
+        type=int,
+        default=20,
+        help="items of each list kept in --out per case (more: to read where the gold was lost)",
+    )
     args = parser.parse_args()
     grid = json.loads(args.grid.read_text()) if args.grid else []
     results = []
@@ -377,7 +388,14 @@ def main() -> None:
             print(f"{name}: {len(cases)} cases ({sum(c.held_out for c in cases)} held out)", flush=True)
             try:
                 results.extend(
-                    run_repo(root, cases, config, lambda line: print("  " + line, file=sys.stderr, flush=True), grid)
+                    run_repo(
+                        root,
+                        cases,
+                        config,
+                        lambda line: print("  " + line, file=sys.stderr, flush=True),
+                        grid,
+                        args.keep_items,
+                    )
                 )
             finally:
                 drop_repo(root, config)
