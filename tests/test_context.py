@@ -379,18 +379,21 @@ def test_an_outline_is_a_map_of_capped_size(repo_dir, config):
     assert "line 19 of a long docstring" not in outline.text
 
 
-def test_overloads_and_their_implementation_are_one_item(repo_dir, config):
+def _items_named(repo_dir, config, files: dict[str, str], question: str, qualname: str) -> list:
+    """The items of ``qualname`` in the context of ``question`` over a repository of ``files``."""
+    commit_files(init_repo(repo_dir), files)
+    api.ingest(repo_dir, config=config)
+    return [i for i in api.context(question, repo=repo_dir, config=config).items if i.qualname == qualname]
 
+
+def test_overloads_and_their_implementation_are_one_item(repo_dir, config):
     source = (
         "from typing import overload\n\n\n"
         "@overload\ndef convert(value: int) -> int: ...\n\n\n"
         "@overload\ndef convert(value: str) -> str: ...\n\n\n"
         "def convert(value):\n    # the implementation: turn the value around\n    return value[::-1]\n"
     )
-    commit_files(init_repo(repo_dir), {"convert.py": source})
-    api.ingest(repo_dir, config=config)
-    result = api.context("convert value", repo=repo_dir, config=config)
-    converts = [i for i in result.items if i.qualname == "convert.convert"]
+    converts = _items_named(repo_dir, config, {"convert.py": source}, "convert value", "convert.convert")
     assert len(converts) == 1
     assert "the implementation" in converts[0].text
 
@@ -419,11 +422,11 @@ def test_a_property_getter_and_its_setter_are_both_shown(repo_dir, config):
         "        self.dump_default = value\n"
         "        self.changed = True\n"
     )
-    commit_files(init_repo(repo_dir), {"fields.py": source})
-    api.ingest(repo_dir, config=config)
-    result = api.context("default is deprecated warning", repo=repo_dir, config=config)
-    texts = [i.text for i in result.items if i.qualname == "fields.Field.default" and not i.outline]
-    assert len(texts) == 2, [(i.qualname, i.start_line) for i in result.items]
+    items = _items_named(
+        repo_dir, config, {"fields.py": source}, "default is deprecated warning", "fields.Field.default"
+    )
+    texts = [i.text for i in items if not i.outline]
+    assert len(texts) == 2, [(i.start_line, i.end_line) for i in items]
     assert any("the getter" in t for t in texts) and any("the setter" in t for t in texts)
 
 
