@@ -313,12 +313,15 @@ def merge_overloads(candidates: dict[str, Candidate]) -> None:
             bodies = [c for c in run if _lines(c) > DECLARATION_LINES] or [
                 max(run, key=lambda c: (_lines(c), c.is_entry, c.id))
             ]
-            starts = [b.span.start_line for b in bodies]  # before absorbing grows the spans
-            for c in run:
-                if any(c is b for b in bodies):
-                    continue
-                # Declarations precede what they declare: the next definition with a body.
-                keep = next((b for b, at in zip(bodies, starts, strict=True) if at > c.span.start_line), bodies[-1])
+            body_ids = {b.id for b in bodies}
+            # Declarations precede what they declare: each joins the next definition with a body
+            # (chosen for all before absorbing grows the spans).
+            declared = [
+                (c, next((b for b in bodies if b.span.start_line > c.span.start_line), bodies[-1]))
+                for c in run
+                if c.id not in body_ids
+            ]
+            for c, keep in declared:
                 keep.reasons.extend(r for r in c.reasons if r not in keep.reasons)
                 keep.span = Span(min(keep.span.start_line, c.span.start_line), max(keep.span.end_line, c.span.end_line))
                 _absorb(keep, c)
