@@ -1,0 +1,54 @@
+"""The row writes that keep their cached plan (``CYPHER replan=skip``) must not depend on the
+graph's counts: every node they read is found by a unique-id seek, even when the server plans
+them on an empty graph. A scan or a non-unique index seek there would be kept, stale, for as
+long as the plan stays cached."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from branchgraph.core.model import NODE_LABELS, SYMBOL_LABELS
+from branchgraph.graph import neo4j_writes
+
+pytestmark = pytest.mark.neo4j
+
+EDGE_TYPES = ("CALLS", "DEFINES", "TESTED_BY")  # the statement's shape does not depend on the type
+
+
+def _kept_plan_statements() -> list[str]:
+    statements = [neo4j_writes._create_nodes_query(label) for label in NODE_LABELS]
+    statements += [neo4j_writes._merge_nodes_query(label) for label in NODE_LABELS]
+    statements += [neo4j_writes._delete_nodes_query(label) for label in NODE_LABELS]
+    statements += [
+        neo4j_writes._create_edges_query(edge_type, source, target, lookup)
+        for edge_type in EDGE_TYPES
+        for source, target in itertools.product(NODE_LABELS, repeat=2)
+        for lookup in ("MATCH", "MERGE")
+    ]
+    statements += [
+        neo4j_writes._coverage_edges_query(source, test)
+        for source, test in itertools.product(SYMBOL_LABELS, ("Function", "Method"))
+    ]
+    return statements
+
+
+def _operators(plan: dict) -> list[str]:
+    return [plan["operatorType"].split("@")[0]] + [op for child in plan.get("children", []) for op in _operators(child)]
+
+
+def test_every_kept_plan_statement_says_so():
+    assert all(s.startswith(neo4j_writes.KEEP_PLAN) for s in _kept_plan_statements())
+
+
+def test_kept_plans_read_nodes_by_unique_id_only(graph_store):
+    graph_store.ensure_schema()
+    with graph_store._driver.session() as session:
+        for statement in _kept_plan_statements():
+            plan = session.run("EXPLAIN " + statement, rows=[], ids=[], repo="r", branch="b", run="x").consume().plan
+            operators = _operators(plan)
+            readers = [op for op in operators if "Scan" in op or "Seek" in op or op.startswith("Node")]
+            if "MATCH" in statement or "MERGE" in statement:
+                assert readers, (statement, operators)
+            assert all(op.startswith("NodeUniqueIndexSeek") for op in readers), (statement, operators)
