@@ -11,6 +11,9 @@ from branchgraph.graph.protocols import FullTextIndex, NodeRow, ScoredRow, TermS
 
 # BM25 in SQL: each matching row's term frequencies come from its tsvector's positions
 # (capped by PostgreSQL at 256 a lexeme), the weights (IDF) and parameters from the caller.
+# Only the query's lexemes are unnested: ``setweight`` marks them (every stored lexeme has the
+# default weight D) and ``ts_filter`` keeps the marked, where unnesting a function's whole
+# vector to join it with a few terms took two thirds of the time (django: p50 18 -> 6 ms).
 _BM25 = (
     "WITH q AS (SELECT to_tsquery('simple', %(query)s) AS query), "
     "w AS (SELECT * FROM unnest(%(terms)s::text[], %(idfs)s::float8[]) AS w(term, idf)), "
@@ -18,7 +21,8 @@ _BM25 = (
     "  FROM node_embeddings n, q WHERE n.repo = %(repo)s AND n.branch = %(branch)s AND n.lexical_tsv @@ q.query), "
     "scored AS (SELECT d.node_id, d.qualname, "
     "  sum(w.idf * t.f * (%(k1)s + 1) / (t.f + %(k1)s * (1 - %(b)s + %(b)s * d.len / %(avg)s))) AS score "
-    "  FROM docs d, LATERAL (SELECT u.lexeme, greatest(cardinality(u.positions), 1) AS f FROM unnest(d.tsv) u) t "
+    "  FROM docs d, LATERAL (SELECT u.lexeme, greatest(cardinality(u.positions), 1) AS f "
+    "    FROM unnest(ts_filter(setweight(d.tsv, 'A', %(terms)s::text[]), '{a}')) u) t "
     "  JOIN w ON w.term = t.lexeme GROUP BY d.node_id, d.qualname), "
     # Only the k best go back to the table for their row's columns, not every match.
     "best AS (SELECT * FROM scored ORDER BY score DESC, qualname, node_id LIMIT %(k)s) "
