@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import re
 from collections import defaultdict
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -124,14 +125,18 @@ def search(
     # 110 hits, and 550 rows from each list made its search three times slower on django.
     depth = max(20, min(k * CANDIDATES_PER_RESULT, k + 100))
     rows_store = stores.rows
-    dense = []
-    if mode != "lexical":
-        if query_vector is None:
-            query_vector = embedder.embed([query])[0]
-        dense = rows_store.dense_search(branch.repo, branch.branch, embedder.model_id, query_vector, depth)
-    lexical = []
-    if mode != "dense":
-        lexical = _lexical(query, branch, stores, depth)
+    dense: list[ScoredRow] = []
+    lexical: list[ScoredRow] = []
+    # The two lists are read on two connections at once: each is mostly a wait on the server
+    # (django: 12-13 ms each at p50).
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="branchgraph-lexical") as pool:
+        pending = pool.submit(_lexical, query, branch, stores, depth) if mode != "dense" else None
+        if mode != "lexical":
+            if query_vector is None:
+                query_vector = embedder.embed([query])[0]
+            dense = rows_store.dense_search(branch.repo, branch.branch, embedder.model_id, query_vector, depth)
+        if pending is not None:
+            lexical = pending.result()
 
     fused: dict[str, float] = defaultdict(float)
     ranks: dict[str, dict[str, int]] = defaultdict(dict)
