@@ -9,17 +9,15 @@ the OpenAI provider when OPENAI_API_KEY is set.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import os
 import tarfile
 import tempfile
 import time
 from pathlib import Path
 
-from corpus import drop_repo, fetch_sdist
+from corpus import drop_repo, fetch_sdist, scratch_config
 from golden_run import commit_golden_corpus, golden_set, measure_recall
 
-from branchgraph.core.config import Config
 from branchgraph.core.embed import make_embedder
 from branchgraph.core.embed.text import enriched_text
 from branchgraph.core.extract import extract
@@ -85,10 +83,13 @@ def main() -> None:
 
 def print_recall(embedders: list[str]) -> None:
     golden = golden_set()
-    with tempfile.TemporaryDirectory(prefix="branchgraph-bench-") as tmp:
+    # The scratch index's servers stop before its directory goes (scratch_config).
+    with (
+        scratch_config("branchgraph-bench-embed-") as config,
+        tempfile.TemporaryDirectory(prefix="branchgraph-bench-") as tmp,
+    ):
         root = Path(tmp) / f"{golden.package}-embed"
         commit_golden_corpus(golden, root)
-        config = dataclasses.replace(Config.load(), index_dir=Path(tmp) / "index")
         try:
             print(
                 f"vector-only recall@10 on {len(golden.questions)} golden questions ({golden.package} {golden.version}):"

@@ -19,7 +19,6 @@ Test selection is scored against coverage.py's dynamic contexts in `bench/impact
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import random
 import statistics
 import tempfile
@@ -27,10 +26,9 @@ import time
 import uuid
 from pathlib import Path
 
-from corpus import commit_sdist, drop_repo, fetch_sdist, git
+from corpus import commit_sdist, drop_repo, fetch_sdist, git, scratch_config
 
 from branchgraph import api
-from branchgraph.core.config import Config
 from retrieval import percentile
 
 RUNS = 15
@@ -66,10 +64,13 @@ def main() -> None:
     parser.add_argument("--corpus", default="Django==5.1.4", help="PACKAGE==VERSION from PyPI")
     args = parser.parse_args()
     package, version = args.corpus.split("==")
-    with tempfile.TemporaryDirectory(prefix="branchgraph-bench-") as tmp:
+    # The scratch index's servers stop before its directory goes (scratch_config).
+    with (
+        scratch_config("branchgraph-bench-impact-", embedder="none") as config,
+        tempfile.TemporaryDirectory(prefix="branchgraph-bench-") as tmp,
+    ):
         root = Path(tmp) / f"{package}-{uuid.uuid4().hex[:8]}"
         commit_sdist(fetch_sdist(package, version), root)
-        config = dataclasses.replace(Config.load(), index_dir=Path(tmp) / "index", embedder="none")
         try:
             summary = api.ingest(root, config=config)
             with api.Workspace(root, config=config) as ws:

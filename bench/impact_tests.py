@@ -16,7 +16,6 @@ test: recall 1.0 at a 100% share).
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import statistics
 import subprocess
@@ -25,8 +24,9 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
+from corpus import scratch_config
+
 from branchgraph import api
-from branchgraph.core.config import Config
 from branchgraph.core.languages import language_for_path
 
 
@@ -112,54 +112,55 @@ def score(name: str, repo: str, tests: str, depth: int, extra: list[str], tmp: P
     run([sys.executable, "-m", "venv", str(venv)], tmp)
     run([str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "-e", ".", "pytest", "coverage", *extra], checkout)
     executed, suite = executed_by(checkout, tests, venv)
-    config = dataclasses.replace(Config.load(), index_dir=tmp / f"{name}-index", embedder="none")
-    summary = api.ingest(checkout, config=config)
-    with api.Workspace(checkout, config=config) as ws:
-        functions = ws.graph.read_query(
-            "MATCH (s {repo: $repo, branch: $branch}) WHERE s:Function OR s:Method "
-            "RETURN s.qualname AS q, s.path AS path, s.start_line AS start, s.end_line AS end, s.is_test AS test",
-            {"repo": summary.repo, "branch": summary.branch},
-            limit=100_000,
+    # Each project's scratch index: its servers stop before its directory goes (scratch_config).
+    with scratch_config(f"branchgraph-impact-{name}-", embedder="none") as config:
+        summary = api.ingest(checkout, config=config)
+        with api.Workspace(checkout, config=config) as ws:
+            functions = ws.graph.read_query(
+                "MATCH (s {repo: $repo, branch: $branch}) WHERE s:Function OR s:Method "
+                "RETURN s.qualname AS q, s.path AS path, s.start_line AS start, s.end_line AS end, s.is_test AS test",
+                {"repo": summary.repo, "branch": summary.branch},
+                limit=100_000,
+            )
+        symbols = [f for f in functions if f["test"] is False]
+        test_names = [short(f["q"], f["path"]) for f in functions if f["test"]]
+        if not executed:
+            print(f"{name}: no test executed the code (does `pytest {tests}` pass in {checkout}? pin with --pip)")
+            return
+        executed, suite, groups = _named_as_defined(executed, suite, test_names)
+        recalls, shares, needed, rows = [], [], [], []
+        for s in symbols:
+            spec = language_for_path(s["path"])
+            if spec is None or spec.conventions.is_support_file(s["path"]):
+                continue
+            body = executed.get(s["path"], {})
+            truth = set().union(*(body.get(line, set()) for line in range(s["start"] + 1, s["end"] + 1)))
+            if not truth:
+                continue  # no test runs it
+            report = api.impact(checkout, symbols=[s["q"]], depth=depth, config=config)
+            chosen = {short(t.qualname, t.path) for t in report.tests}
+            chosen |= {context for context, tests in groups.items() if tests <= chosen}
+            recalls.append(len(truth & chosen) / len(truth))
+            # The share of the suite measured: tests the selection names outside it (a project's
+            # examples/ with tests of their own) are neither scored nor counted.
+            shares.append(len(chosen & suite) / len(suite))
+            needed.append(len(truth & suite) / len(suite))
+            missed = sorted(truth - chosen)
+            evidence = dict(Counter(t.evidence for t in report.tests))
+            rows.append(
+                {"symbol": s["q"], "recall": recalls[-1], "selected": len(chosen), "runs": len(truth), "missed": missed,
+                 "evidence": evidence}
+            )  # fmt: skip
+        if dump is not None:
+            dump.write_text(json.dumps(rows, indent=1))
+        print(
+            f"{name}: {len(suite)} tests, {len(recalls)} covered functions; impact --depth {depth}: mean recall "
+            f"{statistics.fmean(recalls):.3f} (median {statistics.median(recalls):.3f}, recall >= 0.9 for "
+            f"{sum(r >= 0.9 for r in recalls) / len(recalls):.0%}), mean share of the suite selected "
+            f"{statistics.fmean(shares):.1%}; bound: every test, recall 1.000 at 100% (targets: >= 0.90 at <= 50%); "
+            f"the tests that really run a function are {statistics.fmean(needed):.1%} of the suite on average; "
+            f"{len(groups)} contexts stand for several tests each"
         )
-    symbols = [f for f in functions if f["test"] is False]
-    test_names = [short(f["q"], f["path"]) for f in functions if f["test"]]
-    if not executed:
-        print(f"{name}: no test executed the code (does `pytest {tests}` pass in {checkout}? pin with --pip)")
-        return
-    executed, suite, groups = _named_as_defined(executed, suite, test_names)
-    recalls, shares, needed, rows = [], [], [], []
-    for s in symbols:
-        spec = language_for_path(s["path"])
-        if spec is None or spec.conventions.is_support_file(s["path"]):
-            continue
-        body = executed.get(s["path"], {})
-        truth = set().union(*(body.get(line, set()) for line in range(s["start"] + 1, s["end"] + 1)))
-        if not truth:
-            continue  # no test runs it
-        report = api.impact(checkout, symbols=[s["q"]], depth=depth, config=config)
-        chosen = {short(t.qualname, t.path) for t in report.tests}
-        chosen |= {context for context, tests in groups.items() if tests <= chosen}
-        recalls.append(len(truth & chosen) / len(truth))
-        # The share of the suite measured: tests the selection names outside it (a project's
-        # examples/ with tests of their own) are neither scored nor counted.
-        shares.append(len(chosen & suite) / len(suite))
-        needed.append(len(truth & suite) / len(suite))
-        missed = sorted(truth - chosen)
-        evidence = dict(Counter(t.evidence for t in report.tests))
-        rows.append(
-            {"symbol": s["q"], "recall": recalls[-1], "selected": len(chosen), "runs": len(truth), "missed": missed,
-             "evidence": evidence}
-        )  # fmt: skip
-    if dump is not None:
-        dump.write_text(json.dumps(rows, indent=1))
-    print(
-        f"{name}: {len(suite)} tests, {len(recalls)} covered functions; impact --depth {depth}: mean recall "
-        f"{statistics.fmean(recalls):.3f} (median {statistics.median(recalls):.3f}, recall >= 0.9 for "
-        f"{sum(r >= 0.9 for r in recalls) / len(recalls):.0%}), mean share of the suite selected "
-        f"{statistics.fmean(shares):.1%}; bound: every test, recall 1.000 at 100% (targets: >= 0.90 at <= 50%); "
-        f"the tests that really run a function are {statistics.fmean(needed):.1%} of the suite on average; "
-        f"{len(groups)} contexts stand for several tests each"
-    )
 
 
 def main() -> None:

@@ -12,13 +12,12 @@ content-addressed, so the full ingest reuses them). Figures are printed, never a
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import tempfile
 import uuid
 from pathlib import Path
 
-from corpus import commit_sdist, drop_repo, fetch_sdist, git
+from corpus import commit_sdist, drop_repo, fetch_sdist, git, scratch_config
 
 from branchgraph import api
 from branchgraph.core.config import Config
@@ -92,9 +91,12 @@ def main() -> None:
     versions = args.versions.split(",")
     sdists = [fetch_sdist(args.package, v) for v in versions]
 
-    with tempfile.TemporaryDirectory(prefix="branchgraph-bench-") as tmp:
+    # The servers of the scratch index stop before its directory goes (scratch_config).
+    with (
+        scratch_config("branchgraph-bench-incremental-", embedder=args.embedder) as config,
+        tempfile.TemporaryDirectory(prefix="branchgraph-bench-") as tmp,
+    ):
         root = Path(tmp) / f"{args.package.lower()}-{uuid.uuid4().hex[:8]}"
-        config = dataclasses.replace(Config.load(), embedder=args.embedder, index_dir=Path(tmp) / "index")
         rows = []
         try:
             seen: set = set()

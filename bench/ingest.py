@@ -10,7 +10,6 @@ Figures are printed, never asserted: the machine is shared and noisy.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import resource
 import tempfile
@@ -18,10 +17,9 @@ import time
 import uuid
 from pathlib import Path
 
-from corpus import commit_sdist, drop_repo, fetch_sdist
+from corpus import commit_sdist, drop_repo, fetch_sdist, scratch_config
 
 from branchgraph import api
-from branchgraph.core.config import Config
 from branchgraph.core.languages import new_parser
 
 
@@ -50,11 +48,14 @@ def main() -> None:
     args = parser.parse_args()
 
     sdist = fetch_sdist(args.package, args.version)
-    with tempfile.TemporaryDirectory(prefix="branchgraph-bench-") as tmp:
+    # The scratch index's servers stop before its directory goes (scratch_config).
+    with (
+        scratch_config("branchgraph-bench-ingest-", embedder=args.embedder) as config,
+        tempfile.TemporaryDirectory(prefix="branchgraph-bench-") as tmp,
+    ):
         root = Path(tmp) / f"{args.package.lower()}-{uuid.uuid4().hex[:8]}"
         commit_sdist(sdist, root)
         parsed_files, bare = bare_parse_seconds(root)
-        config = dataclasses.replace(Config.load(root), embedder=args.embedder, index_dir=Path(tmp) / "index")
         try:
             first = api.ingest(root, config=config)
             again = api.ingest(root, config=config)

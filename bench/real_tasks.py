@@ -55,7 +55,7 @@ from branchgraph.core.config import Config
 from branchgraph.core.extract import extract
 from branchgraph.core.languages import language_for_path
 from branchgraph.core.lexical import lexical_text, query_terms
-from branchgraph.retrieval.context import ContextItem
+from branchgraph.retrieval.context import DEFAULT_ENTRIES, ContextItem
 from branchgraph.retrieval.learned import shipped_ranker
 from branchgraph.retrieval.search import BM25_B
 
@@ -281,7 +281,9 @@ def run_repo(
             settings = dict(variant.get("set", {}))
             old = apply_settings(settings)
             try:
-                other = ws.context(case.query, branch=BRANCH, budget_tokens=BUDGET, entries=variant.get("entries", 6))
+                other = ws.context(
+                    case.query, branch=BRANCH, budget_tokens=BUDGET, entries=variant.get("entries", DEFAULT_ENTRIES)
+                )
             finally:
                 apply_settings(old)
             lists["context:" + variant["name"]] = [context_item(i) for i in other.items]
@@ -367,7 +369,8 @@ def main() -> None:
     parser.add_argument(
         "--grid",
         type=Path,
-        help="JSON list of variants to score beside the default: {name, set: {module.CONSTANT: value}, entries}",
+        help="JSON list of variants to score beside the default: {name, set: {module.CONSTANT: value}, entries}"
+        " (entries: as context() defaults when left out)",
     )
     parser.add_argument(
         "--keep-items",

@@ -24,7 +24,7 @@ import time
 import uuid
 from pathlib import Path
 
-from corpus import commit_sdist, drop_repo, fetch_sdist
+from corpus import commit_sdist, drop_repo, fetch_sdist, scratch_config
 from golden_run import GOLDEN_SETS, commit_golden_corpus, golden_set, measure_recall
 
 from branchgraph import api
@@ -34,11 +34,10 @@ from branchgraph.retrieval.query import FileMentions
 LATENCY_QUERIES = 100
 
 
-def recall_table(golden_name: str, embedders: list[str], tmp: Path) -> None:
+def recall_table(golden_name: str, embedders: list[str], tmp: Path, config: Config) -> None:
     golden = golden_set(golden_name)
     root = tmp / f"{golden.package}-{uuid.uuid4().hex[:8]}"
     commit_golden_corpus(golden, root)
-    config = dataclasses.replace(Config.load(), index_dir=tmp / "index")
     try:
         print(f"{len(golden.questions)} questions over {golden.package} {golden.version}")
         print(f"{'embedder':<18} {'mode':<8} {'R@5':>6} {'R@10':>6} {'R@20':>6}")
@@ -83,10 +82,10 @@ def percentile(values: list[float], p: float) -> float:
     return statistics.quantiles(values, n=100, method="inclusive")[int(p) - 1]
 
 
-def latency(tmp: Path, package: str, version: str) -> None:
+def latency(tmp: Path, package: str, version: str, config: Config) -> None:
     root = tmp / f"{package}-{uuid.uuid4().hex[:8]}"
     commit_sdist(fetch_sdist(package, version), root)
-    config = dataclasses.replace(Config.load(), index_dir=tmp / "index", embedder="local")
+    config = dataclasses.replace(config, embedder="local")
     try:
         started = time.perf_counter()
         summary = api.ingest(root, config=config)
@@ -128,13 +127,17 @@ def main() -> None:
     parser.add_argument("--skip-latency", action="store_true")
     parser.add_argument("--latency-corpus", default="Django==5.1.4", help="PACKAGE==VERSION from PyPI")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory(prefix="branchgraph-bench-") as tmp:
+    # The scratch index's servers stop before its directory goes (scratch_config).
+    with (
+        scratch_config("branchgraph-bench-retrieval-") as config,
+        tempfile.TemporaryDirectory(prefix="branchgraph-bench-") as tmp,
+    ):
         if not args.skip_recall:
             for name in args.golden.split(","):
-                recall_table(name, args.embedders.split(","), Path(tmp))
+                recall_table(name, args.embedders.split(","), Path(tmp), config)
         if not args.skip_latency:
             package, version = args.latency_corpus.split("==")
-            latency(Path(tmp), package, version)
+            latency(Path(tmp), package, version, config)
 
 
 if __name__ == "__main__":
