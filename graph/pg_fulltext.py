@@ -41,12 +41,27 @@ class PgFullText(PgConnection):
         super().__init__(url)
         self._stats: dict[tuple[str, str, str], TermStats] = {}
 
-    def term_stats(self, repo: str, branch: str, indexed_commit: str, terms: Sequence[str]) -> TermStats:
+    def term_stats(
+        self, repo: str, branch: str, indexed_commit: str, terms: Sequence[str], count_up_to: int | None = None
+    ) -> TermStats:
         """Row count, average document length and the document frequency of each term, for
         the branch at its indexed commit. Kept in memory per commit: a term's frequency is
-        counted once (through the GIN index), however many queries use it."""
+        counted once (through the GIN index), however many queries use it. With
+        ``count_up_to``, counting a term stops past that many rows, and the term goes to
+        ``more_than`` instead: every matching row is visited to be counted, and a term in
+        thousands of them costs milliseconds to learn only that it is common."""
         key = (repo, branch, indexed_commit)
         stats = self._stats.get(key)
+        missing = sorted(
+            {
+                t
+                for t in terms
+                if t not in (stats.document_frequency if stats else ())
+                and not (count_up_to is not None and stats and stats.more_than.get(t, -1) >= count_up_to)
+            }
+        )
+        if stats is not None and not missing:
+            return stats
         with self._transaction() as cur:
             if stats is None:
                 if len(self._stats) >= _STATS_KEPT:
@@ -58,14 +73,20 @@ class PgFullText(PgConnection):
                 row = cur.fetchone()
                 documents, average = (int(row[0]), float(row[1])) if row else (0, 1.0)
                 stats = self._stats[key] = TermStats(documents, max(average, 1.0), {})
-            missing = sorted({t for t in terms if t not in stats.document_frequency})
             if missing:
+                limit = None if count_up_to is None else count_up_to + 1  # LIMIT NULL: all of them
                 cur.execute(
-                    "SELECT t.term, (SELECT count(*) FROM node_embeddings n WHERE n.repo = %s AND n.branch = %s "
-                    "AND n.lexical_tsv @@ to_tsquery('simple', quote_literal(t.term))) FROM unnest(%s::text[]) AS t(term)",
-                    (repo, branch, missing),
+                    "SELECT t.term, (SELECT count(*) FROM (SELECT 1 FROM node_embeddings n "
+                    "WHERE n.repo = %s AND n.branch = %s AND n.lexical_tsv @@ to_tsquery('simple', quote_literal(t.term)) "
+                    "LIMIT %s) AS found) FROM unnest(%s::text[]) AS t(term)",
+                    (repo, branch, limit, missing),
                 )
-                stats.document_frequency.update((term, int(count)) for term, count in cur.fetchall())
+                for term, count in cur.fetchall():
+                    if limit is not None and count >= limit:
+                        stats.more_than[term] = max(stats.more_than.get(term, 0), limit - 1)
+                    else:
+                        stats.document_frequency[term] = int(count)
+                        stats.more_than.pop(term, None)
         return stats
 
     def lexical_search(

@@ -107,6 +107,8 @@ class TermStats:
     documents: int
     average_length: float  # tokens per document
     document_frequency: dict[str, int]  # term -> documents holding it (the terms asked about)
+    # term -> a count it is known to exceed: counting stopped there (``count_up_to``)
+    more_than: dict[str, int] = field(default_factory=dict)
 
 
 # (node id, score, row): what vector and full-text search return, best first.
@@ -258,7 +260,9 @@ class VectorStore(Protocol):
 class FullTextIndex(Protocol):
     """Full-text search over the identifier-split text of each branch's node rows."""
 
-    def term_stats(self, repo: str, branch: str, indexed_commit: str, terms: Sequence[str]) -> TermStats: ...
+    def term_stats(
+        self, repo: str, branch: str, indexed_commit: str, terms: Sequence[str], count_up_to: int | None = None
+    ) -> TermStats: ...
 
     def lexical_search(
         self,

@@ -190,6 +190,38 @@ def test_full_text_reaches_words_only_a_body_holds_and_rare_words_outrank_common
     assert lexical("overdraft limit exceeded")[0] == "models.Account.close"
 
 
+def test_term_counts_stop_where_a_term_is_common_and_only_common_terms_are_counted_in_full(
+    repo_dir, config, pg_store, monkeypatch
+):
+    from gitrepo import commit_files, init_repo
+
+    from branchgraph.retrieval import search as search_module
+
+    helpers = "".join(f"def helper_{i}(value):\n    return value.strip() + '{i}'\n\n\n" for i in range(12))
+    commit_files(init_repo(repo_dir), {"helpers.py": helpers, "other.py": "def lonely():\n    return 'rare'\n"})
+    summary = api.ingest(repo_dir, config=config)
+    record = pg_store.branch_record(summary.repo, "main")
+    at = (summary.repo, "main", record.indexed_commit)
+
+    stats = pg_store.term_stats(*at, ["strip", "rare", "absent"], count_up_to=5)
+    assert stats.more_than == {"strip": 5}  # in 12 rows: counting stopped past 5
+    assert stats.document_frequency == {"rare": 1, "absent": 0}
+    assert pg_store.term_stats(*at, ["strip"], count_up_to=3).more_than == {"strip": 5}  # known: not counted again
+    exact = pg_store.term_stats(*at, ["strip"])
+    assert exact.document_frequency["strip"] == 12 and "strip" not in exact.more_than
+
+    # In search: with 5 rows as "common", the common term is left out beside a rare one, and a
+    # question of common terms alone is ranked by them, counted in full.
+    monkeypatch.setattr(search_module, "COMMON_TERM_FLOOR", 5)
+    monkeypatch.setattr(search_module, "COMMON_TERM_SHARE", 0.0)
+
+    def lexical(query: str) -> list[str]:
+        return [h.qualname for h in api.search(query, repo=repo_dir, config=config, k=20, mode="lexical")]
+
+    assert lexical("strip rare") == ["other.lonely"]
+    assert len(lexical("strip value")) == 12
+
+
 def test_the_files_a_question_names_give_their_symbols_in_source_order(indexed_shop, pg_store):
     def named(paths=(), modules=(), labels=("Function", "Method", "Class")):
         patterns = FileMentions((), tuple(modules)).module_patterns()
