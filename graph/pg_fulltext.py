@@ -52,13 +52,10 @@ class PgFullText(PgConnection):
         thousands of them costs milliseconds to learn only that it is common."""
         key = (repo, branch, indexed_commit)
         stats = self._stats.get(key)
+        counted = stats.document_frequency if stats else {}
+        common = stats.more_than if stats else {}  # already known to be past ``count_up_to``?
         missing = sorted(
-            {
-                t
-                for t in terms
-                if t not in (stats.document_frequency if stats else ())
-                and not (count_up_to is not None and stats and stats.more_than.get(t, -1) >= count_up_to)
-            }
+            {t for t in terms if t not in counted and (count_up_to is None or common.get(t, -1) < count_up_to)}
         )
         if stats is not None and not missing:
             return stats

@@ -14,7 +14,7 @@ from branchgraph.graph import neo4j_writes
 
 pytestmark = pytest.mark.neo4j
 
-EDGE_TYPES = ("CALLS", "DEFINES", "TESTED_BY")  # the statement's shape does not depend on the type
+SOME_EDGE_TYPES = ("CALLS", "DEFINES", "TESTED_BY")  # the statement's shape does not depend on the type
 
 
 def _kept_plan_statements() -> list[str]:
@@ -23,7 +23,7 @@ def _kept_plan_statements() -> list[str]:
     statements += [neo4j_writes._delete_nodes_query(label) for label in NODE_LABELS]
     statements += [
         neo4j_writes._create_edges_query(edge_type, source, target, lookup)
-        for edge_type in EDGE_TYPES
+        for edge_type in SOME_EDGE_TYPES
         for source, target in itertools.product(NODE_LABELS, repeat=2)
         for lookup in ("MATCH", "MERGE")
     ]
