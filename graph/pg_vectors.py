@@ -5,6 +5,7 @@ partial HNSW index per (model, dims)."""
 from __future__ import annotations
 
 import hashlib
+import math
 from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
@@ -174,18 +175,24 @@ class PgVectors(PgConnection):
                 rows = cur.fetchall()
             return [(row[0], float(row[1]), NodeRow(*row[2:])) for row in rows]
 
-    def node_vectors(self, repo: str, branch: str, model: str, dims: int, ids: Sequence[str]) -> dict[str, np.ndarray]:
-        """node id -> its embedding, for the given nodes of a branch."""
+    def node_similarities(
+        self, repo: str, branch: str, model: str, query: np.ndarray, ids: Sequence[str]
+    ) -> dict[str, float]:
+        """node id -> cosine similarity of its embedding to ``query``, for the given nodes of a
+        branch (those without a vector of ``model`` are absent; a zero vector, which has no
+        direction, is 0). Computed by the server: a float a row instead of its vector (django's
+        140 candidates a question: 2.9 -> 1.8 ms)."""
         if not ids:
             return {}
         statement = sql.SQL(
-            "SELECT n.node_id, e.embedding::vector({dims}) FROM node_embeddings n JOIN embeddings e USING (content_key) "
+            "SELECT n.node_id, 1 - (e.embedding::vector({dims}) <=> %s::vector({dims})) "
+            "FROM node_embeddings n JOIN embeddings e USING (content_key) "
             "WHERE n.repo = %s AND n.branch = %s AND n.node_id = ANY(%s) AND e.model = %s AND e.dims = {dims}"
-        ).format(dims=sql.Literal(int(dims)))
+        ).format(dims=sql.Literal(int(query.shape[0])))
         with self._transaction() as cur:
-            # Binary results: pgvector's binary loader hands over the floats without parsing text.
-            cur.execute(statement, (repo, branch, list(ids), model), binary=True)
-            return {node_id: np.asarray(vector.to_numpy(), dtype=np.float32) for node_id, vector in cur.fetchall()}
+            cur.execute(statement, (np.asarray(query, dtype=np.float32), repo, branch, list(ids), model), binary=True)
+            # pgvector's cosine distance to a zero vector is NaN.
+            return {node_id: 0.0 if math.isnan(s) else float(s) for node_id, s in cur.fetchall()}
 
     def node_embedding_count(self, repo: str, branch: str) -> int:
         with self._transaction() as cur:

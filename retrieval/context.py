@@ -397,14 +397,7 @@ def _similarity(
     embedder = stores.embedder
     if embedder is None or query_vector is None:
         return {}
-    vectors = stores.rows.node_vectors(branch.repo, branch.branch, embedder.model_id, embedder.dims, ids)
-    if not vectors:
-        return {}
-    order = list(vectors)
-    matrix = np.stack([vectors[i] for i in order])
-    q = np.asarray(query_vector, dtype=np.float32)
-    sims = matrix @ q / (np.linalg.norm(matrix, axis=1) * (np.linalg.norm(q) or 1.0) + 1e-12)
-    return dict(zip(order, (float(x) for x in sims), strict=True))
+    return stores.rows.node_similarities(branch.repo, branch.branch, embedder.model_id, query_vector, ids)
 
 
 def _choose_entries(hits: list[SearchHit], entries: int, warnings: list[str]) -> list[SearchHit]:

@@ -112,6 +112,36 @@ def test_the_vector_index_scan_is_not_starved_by_other_branches(indexed_shop, co
         sql(pg_store, "DELETE FROM embeddings WHERE content_key LIKE 'crowd-%%'")
 
 
+def test_node_similarities_are_cosines_computed_by_the_server(pg_store):
+    """The cosine of each node's vector to the query, as numpy computes it; a zero vector
+    (no direction: pgvector's distance is NaN) is 0, and a node without a vector is absent."""
+    import numpy as np
+
+    rng = np.random.default_rng(11)
+    query = rng.normal(size=16).astype(np.float32)
+    vectors = {f"cosine-{i}": rng.normal(size=16).astype(np.float32) for i in range(5)}
+    vectors["cosine-zero"] = np.zeros(16, dtype=np.float32)
+    pg_store.put_embeddings("cosine-model", list(vectors.items()))
+    with pg_store.connection() as conn, conn.cursor() as cur:
+        cur.executemany(
+            "INSERT INTO node_embeddings (repo, branch, node_id, label, path, qualname, content_key, lexical) "
+            "VALUES ('cosine', 'main', %s, 'Function', 'c.py', %s, %s, '')",
+            [(key, key, key) for key in vectors],
+        )
+    try:
+        ids = [*vectors, "no-such-node"]
+        found = pg_store.node_similarities("cosine", "main", "cosine-model", query, ids)
+        assert set(found) == set(vectors)
+        for key, vector in vectors.items():
+            norm = np.linalg.norm(vector) * np.linalg.norm(query)
+            expected = float(vector @ query / norm) if norm else 0.0
+            assert abs(found[key] - expected) < 1e-5, key
+        assert pg_store.node_similarities("cosine", "other", "cosine-model", query, ids) == {}
+    finally:
+        sql(pg_store, "DELETE FROM node_embeddings WHERE repo = 'cosine'")
+        sql(pg_store, "DELETE FROM embeddings WHERE content_key LIKE 'cosine-%%'")
+
+
 def sql_explain(statement):
     from psycopg import sql as psql
 
