@@ -76,7 +76,7 @@ from branchgraph.retrieval.ranking import PathRecency
 from branchgraph.retrieval.search import SearchHit
 from branchgraph.retrieval.search import search as search_entries
 from branchgraph.retrieval.session import IndexedBranch, RetrievalStores
-from branchgraph.retrieval.source import BranchSources, Span
+from branchgraph.retrieval.source import BranchSources, FileTextCache, Span
 from branchgraph.stores import index_dir, open_graph_store, open_pg_store
 
 # What a remote caller (HTTP, MCP) may ask for at most: past these an answer costs the
@@ -418,6 +418,7 @@ class Workspace(_OpenStores):
         super().__init__(self.config, anchor)
         self._anchor = anchor
         self._recency = PathRecency(self.pg)
+        self._file_texts = FileTextCache()
         self.read_wait_s = READ_WAIT_S
         # Opened once per thread (a pack file reader seeks, so threads must not share one);
         # dulwich re-reads refs on every lookup, so a kept Repo still sees new commits.
@@ -570,7 +571,7 @@ class Workspace(_OpenStores):
         observe: Observer | None,
     ) -> ContextResult:
         with self.reading(repo, branch) as s:
-            sources = BranchSources(s.repo, s.root, s.name, s.branch, self.pg)
+            sources = BranchSources(s.repo, s.root, s.name, s.branch, self.pg, self._file_texts)
             result = build_context(
                 query,
                 s.indexed(with_lag=True),
@@ -716,7 +717,7 @@ class Workspace(_OpenStores):
         row = self.graph.symbol(s.name, s.branch, node_id)
         if row is None:
             return None
-        sources = BranchSources(s.repo, s.root, s.name, s.branch, self.pg)
+        sources = BranchSources(s.repo, s.root, s.name, s.branch, self.pg, self._file_texts)
         source = sources.file(row["path"])
         span = Span(row["start_line"], row["end_line"])
         row["stale"] = bool(source and source.drifted)

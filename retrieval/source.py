@@ -11,6 +11,10 @@ it (``..``, an absolute path, a symlink pointing out) is never read.
 
 from __future__ import annotations
 
+import os
+import threading
+import time
+from collections import OrderedDict
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -74,15 +78,66 @@ class FileText:
         return Span(best.start_line, best.end_line)
 
 
+# A file whose modification time is this recent when it is read is not kept: another write
+# within the file system's timestamp granularity could leave size and times as they were (git
+# calls such entries "racily clean").
+_RACY_SECONDS = 2.0
+
+_StatKey = tuple[int, int, int, int]  # (inode, size, mtime ns, ctime ns) of a working-tree file
+
+
+class FileTextCache:
+    """The files recent questions read, with their split lines and parsed definitions, kept
+    across the questions a workspace answers: a context reads some 27 files of django, and a
+    second question about the same code reads most of them again. A working-tree copy is
+    reused while its inode, size and times are unchanged and the index still names the same
+    blob; a blob's copy is immutable. Least recently used files go first past ``max_bytes``."""
+
+    def __init__(self, max_bytes: int = 64 * 1024 * 1024):
+        self.max_bytes = max_bytes
+        self._files: OrderedDict[tuple[object, ...], FileText] = OrderedDict()
+        self._bytes = 0
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple[object, ...]) -> FileText | None:
+        with self._lock:
+            found = self._files.get(key)
+            if found is not None:
+                self._files.move_to_end(key)
+            return found
+
+    def put(self, key: tuple[object, ...], text: FileText) -> None:
+        if len(text.data) > self.max_bytes:
+            return
+        with self._lock:
+            old = self._files.pop(key, None)
+            if old is not None:
+                self._bytes -= len(old.data)
+            self._files[key] = text
+            self._bytes += len(text.data)
+            while self._bytes > self.max_bytes:
+                _, dropped = self._files.popitem(last=False)
+                self._bytes -= len(dropped.data)
+
+
 class BranchSources:
     """Reads files of one indexed branch for context assembly."""
 
-    def __init__(self, repo: Repo, root: Path, repo_name: str, branch: str, pg: RetrievalSource):
+    def __init__(
+        self,
+        repo: Repo,
+        root: Path,
+        repo_name: str,
+        branch: str,
+        pg: RetrievalSource,
+        cache: FileTextCache | None = None,
+    ):
         self.repo = repo
         self.root = root.resolve()
         self.repo_name = repo_name
         self.branch = branch
         self.pg = pg
+        self.cache = cache
         self.checked_out = _checked_out(repo, branch)
         self._files: dict[str, FileText | None] = {}
         self._blobs: dict[str, str] = {}
@@ -105,10 +160,17 @@ class BranchSources:
         blob = self._blobs.get(path)
         if not blob:
             return None
+        key = ("blob", self.root, path, blob)
+        cached = self.cache.get(key) if self.cache is not None else None
+        if cached is not None:
+            return cached
         try:
-            return FileText(path, git.read_blob(self.repo, blob), blob, False, self.pg)
+            text = FileText(path, git.read_blob(self.repo, blob), blob, False, self.pg)
         except KeyError:
             return None
+        if self.cache is not None:
+            self.cache.put(key, text)
+        return text
 
     def _read(self, path: str) -> FileText | None:
         self.prefetch([path])
@@ -118,13 +180,26 @@ class BranchSources:
             # item's working-tree copy, never the whole answer: the indexed blob is read instead.
             try:
                 on_disk = self.working_tree_path(path)
-                data = on_disk.read_bytes() if on_disk.is_file() else None
+                found = self._working_tree_copy(path, on_disk, blob) if on_disk.is_file() else None
             except (OutsideRepository, OSError) as error:
                 self.warnings.append(f"{path}: working-tree copy not read ({error}); showing the indexed version")
-                data = None
-            if data is not None:
-                return FileText(path, data, blob, git.git_blob_sha(data) != blob, self.pg)
+                found = None
+            if found is not None:
+                return found
         return self.indexed_copy(path)
+
+    def _working_tree_copy(self, path: str, on_disk: Path, blob: str | None) -> FileText:
+        before = os.stat(on_disk)
+        key = ("tree", self.root, path, blob, _stat_key(before))
+        cached = self.cache.get(key) if self.cache is not None else None
+        if cached is not None:
+            return cached
+        data = on_disk.read_bytes()
+        text = FileText(path, data, blob, git.git_blob_sha(data) != blob, self.pg)
+        settled = time.time() - before.st_mtime > _RACY_SECONDS
+        if self.cache is not None and settled and _stat_key(os.stat(on_disk)) == key[-1]:
+            self.cache.put(key, text)
+        return text
 
     def working_tree_path(self, path: str) -> Path:
         """``path`` under the repository root; refuses any path that resolves outside it."""
@@ -135,6 +210,10 @@ class BranchSources:
         if not resolved.is_relative_to(self.root):
             raise OutsideRepository(f"refusing to read {path!r}: it resolves outside the repository")
         return resolved
+
+
+def _stat_key(stat: os.stat_result) -> _StatKey:
+    return (stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns)
 
 
 def _checked_out(repo: Repo, branch: str) -> bool:

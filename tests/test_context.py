@@ -338,6 +338,50 @@ def test_paths_outside_the_repository_are_never_read(shop_repo, pg_store, tmp_pa
     assert sources.working_tree_path("src/shop/payments.py") == (shop_repo / "src/shop/payments.py").resolve()
 
 
+def test_file_texts_are_reused_until_the_file_changes(indexed_shop, pg_store):
+    import os
+    import time
+
+    from branchgraph.core import git
+    from branchgraph.retrieval.source import FileTextCache
+
+    check_out(indexed_shop, read_tree(FIXTURES / "shop"))
+    path = "src/shop/payments.py"
+    on_disk = indexed_shop / path
+    settled = time.time() - 60
+    os.utime(on_disk, (settled, settled))
+    cache = FileTextCache()
+
+    def read():
+        repo = git.open_repo(indexed_shop)
+        return BranchSources(repo, indexed_shop, indexed_shop.name, "main", pg_store, cache).file(path)
+
+    first = read()
+    assert first is not None and not first.drifted
+    assert read() is first  # unchanged: the same copy, its lines and definitions already made
+    on_disk.write_bytes(on_disk.read_bytes() + b"\n# edited\n")
+    edited = read()
+    assert edited is not first and edited.drifted and edited.data.endswith(b"# edited\n")
+    assert read() is not edited  # written just now, so it could change again unseen: not kept
+    os.utime(on_disk, (settled, settled))
+    kept = read()
+    assert read() is kept and kept.drifted
+
+
+def test_the_file_text_cache_drops_the_least_recently_used_past_its_size():
+    from branchgraph.retrieval.source import FileText, FileTextCache
+
+    cache = FileTextCache(max_bytes=10)
+    texts = {name: FileText(name, b"1234", None, False, None) for name in "abc"}
+    cache.put(("a",), texts["a"])
+    cache.put(("b",), texts["b"])
+    assert cache.get(("a",)) is texts["a"]  # now the most recently used
+    cache.put(("c",), texts["c"])
+    assert cache.get(("b",)) is None and cache.get(("a",)) is texts["a"] and cache.get(("c",)) is texts["c"]
+    cache.put(("huge",), FileText("huge", b"x" * 11, None, False, None))
+    assert cache.get(("huge",)) is None  # larger than the whole cache: never kept
+
+
 def test_a_long_lived_workspace_sees_new_commits_and_reports_the_lag(shop_repo, config):
     from dulwich.repo import Repo
 
