@@ -367,16 +367,22 @@ def _outlines_after_members(kept: list[Candidate]) -> list[Candidate]:
         if not c.outline or c.named or c.qualified:
             continue
         at = out.index(c)
-        member = next((i for i in range(at + 1, len(out)) if _inside(out[i], c)), None)
+        member = next((i for i in range(at + 1, len(out)) if _member_of(out[i], c)), None)
         if member is not None:
             out.insert(member, out.pop(at))  # the pop shifts the member up one: it lands after it
     return out
 
 
-def _inside(item: Candidate, outline: Candidate) -> bool:
+def _member_of(item: Candidate, outline: Candidate) -> bool:
+    """Whether ``item`` is code of the outlined type: inside its span, or a method continuing
+    its name from outside it (Go declares a struct's methods apart from the struct, in any file
+    of its package)."""
+    if item.outline:
+        return False
+    if item.qualname.startswith(outline.qualname + ".") and item.kind == "Method":
+        return True
     return (
         item.path == outline.path
-        and not item.outline
         and outline.span.start_line <= item.span.start_line
         and item.span.end_line <= outline.span.end_line
     )

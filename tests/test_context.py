@@ -70,17 +70,42 @@ def test_ranking_follows_entry_score_edge_kind_and_distance(indexed_shop, config
     result = api.context(QUESTION, repo=indexed_shop, config=config)
     code = [i.score for i in result.items if not i.outline]
     assert code == sorted(code, reverse=True)
-    # A class outline comes after the best of its methods shown, else its score places it.
+    assert_outlines_follow_their_members(result)
+
+
+def assert_outlines_follow_their_members(result) -> int:
+    """A class outline comes after the best of its methods shown (a method inside its span, or
+    one continuing its name from elsewhere, as Go's are), else its score places it. Returns how
+    many outlines a member placed below a lower-scored item."""
+    moved = 0
     for at, item in enumerate(result.items):
         if not item.outline:
             continue
-        inside = [n for n, i in enumerate(result.items) if i.path == item.path and item.start_line < i.start_line]
-        inside = [n for n in inside if result.items[n].end_line <= item.end_line and not result.items[n].outline]
-        if inside:
-            assert inside[0] < at, (item.qualname, [i.qualname for i in result.items])
+        members = [
+            n
+            for n, i in enumerate(result.items)
+            if not i.outline
+            and (
+                (i.kind == "Method" and i.qualname.startswith(item.qualname + "."))
+                or (i.path == item.path and item.start_line < i.start_line and i.end_line <= item.end_line)
+            )
+        ]
+        above = [i.score for i in result.items[:at] if not i.outline]
+        if members:
+            assert members[0] < at, (item.qualname, [i.qualname for i in result.items])
+            moved += any(score < item.score for score in above)
         else:
-            above = [i.score for i in result.items[:at] if not i.outline]
             assert all(score >= item.score for score in above)
+    return moved
+
+
+def test_a_go_struct_outline_follows_its_methods_declared_outside_it(goshop_repo, config):
+    api.ingest(goshop_repo, config=config)
+    moved = 0
+    for question in ("the order service", "notifier push message"):
+        result = api.context(question, repo=goshop_repo, config=config)
+        moved += assert_outlines_follow_their_members(result)
+    assert moved, "no struct outline outscored the method it follows: the check above did not run"
 
 
 def test_classes_reached_by_expansion_are_outlines_without_repeated_text(indexed_shop, config):
