@@ -246,7 +246,10 @@ def _outline(c: Candidate, same_file: list[Candidate]) -> str:
         return c.text
     shown = {(o.span.start_line, o.span.end_line) for o in same_file if not o.outline and o.source is source}
     lines = source.lines
-    out = lines[c.span.start_line - 1 : children[0].start_line - 1]
+    # The header runs to the first member inside the class; a type whose methods are all
+    # declared after it (Go's structs) is its whole own text, never the code that follows it.
+    inside = [d for d in children if d.start_line <= c.span.end_line]
+    out = lines[c.span.start_line - 1 : inside[0].start_line - 1 if inside else c.span.end_line]
     while out and not out[-1].strip():
         out.pop()
     hidden = [d for d in children if (d.start_line, d.end_line) not in shown]

@@ -99,12 +99,20 @@ def assert_outlines_follow_their_members(result) -> int:
     return moved
 
 
+GOSHOP = read_tree(FIXTURES / "goshop")
+
+
 def test_a_go_struct_outline_follows_its_methods_declared_outside_it(goshop_repo, config):
     api.ingest(goshop_repo, config=config)
     moved = 0
     for question in ("the order service", "notifier push message"):
         result = api.context(question, repo=goshop_repo, config=config)
         moved += assert_outlines_follow_their_members(result)
+        for item in result.items:
+            if item.outline:
+                # The struct's own lines (then its methods' signatures), never the code after it.
+                own = GOSHOP[item.path].decode().splitlines()[item.start_line - 1 : item.end_line]
+                assert all(line in own or line.endswith(": ...") for line in item.text.splitlines()), item.text
     assert moved, "no struct outline outscored the method it follows: the check above did not run"
 
 
