@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from branchgraph.core.extract import conflict_extents
+from branchgraph.core.languages import language_for_path
 from branchgraph.retrieval.ranking import neighbour_score
 from branchgraph.retrieval.source import BranchSources, FileText, Span
 
@@ -257,8 +258,10 @@ def _outline(c: Candidate, same_file: list[Candidate]) -> str:
     indent = first[: len(first) - len(first.lstrip())]
     if len(out) > OUTLINE_HEADER_LINES:
         out = [*out[:OUTLINE_HEADER_LINES], f"{indent}..."]
+    language = language_for_path(c.path)
+    elided = language.conventions.elided_body if language is not None else ": ..."
     for d in hidden[:OUTLINE_MEMBERS]:
-        out.append(f"{indent}{d.signature.splitlines()[0] if d.signature else d.name}: ...")
+        out.append(f"{indent}{d.signature.splitlines()[0] if d.signature else d.name}{elided}")
     rest = hidden[OUTLINE_MEMBERS:]
     if rest:
         names = ", ".join(d.name for d in rest)

@@ -112,8 +112,21 @@ def test_a_go_struct_outline_follows_its_methods_declared_outside_it(goshop_repo
             if item.outline:
                 # The struct's own lines (then its methods' signatures), never the code after it.
                 own = GOSHOP[item.path].decode().splitlines()[item.start_line - 1 : item.end_line]
-                assert all(line in own or line.endswith(": ...") for line in item.text.splitlines()), item.text
+                assert all(line in own or line.endswith(" { ... }") for line in item.text.splitlines()), item.text
     assert moved, "no struct outline outscored the method it follows: the check above did not run"
+
+
+def test_outlines_elide_bodies_as_their_language_writes_them(repo_dir, config, javashop_sources):
+    """A hidden method is its signature and the language's elided body: ``{ ... }`` in Java (a
+    Python stub's ``: ...`` is not Java)."""
+    commit_files(init_repo(repo_dir), javashop_sources, message="javashop")
+    api.ingest(repo_dir, config=config)
+    items = by_qualname(api.context("order total", repo=repo_dir, config=config))
+    order = items["com.shop.model.Order"]
+    hidden = [line for line in order.text.splitlines() if line.endswith(" { ... }")]
+    assert order.outline and hidden, order.text
+    assert "    public static class Line { ... }" in hidden  # the nested class, not an item here
+    assert not any(line.endswith(": ...") for line in order.text.splitlines())
 
 
 def test_classes_reached_by_expansion_are_outlines_without_repeated_text(indexed_shop, config):

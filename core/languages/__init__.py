@@ -51,6 +51,8 @@ class Conventions:
     narrowing_reach: Callable[[Node | None, Node | None, Node], list[int] | None] = lambda guarded, test, subject: None
     # the receivers whose attribute assignments are the class's attributes (``self.x = ...``)
     attribute_receivers: frozenset[str] = frozenset({"self", "this"})
+    # what follows a member's signature in a class outline, standing for its body
+    elided_body: str = " { ... }"
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,7 +87,7 @@ def _conventions(module: ModuleType) -> Conventions:
         module_name=module.module_name,
         **{
             hook: getattr(module, hook)
-            for hook in (*_TYPE_HOOKS, "binding_reach", "narrowing_reach", "attribute_receivers")
+            for hook in (*_TYPE_HOOKS, "binding_reach", "narrowing_reach", "attribute_receivers", "elided_body")
             if hasattr(module, hook)
         },
     )

@@ -13,6 +13,7 @@ _GENERATED = re.compile(r"_pb2(_grpc)?\.pyi?$")
 # `cls.engine = Engine()` in a classmethod (unittest's `setUpClass`) sets what `self.engine`
 # reads in every method, as `self.engine = ...` does.
 attribute_receivers = frozenset({"self", "cls"})
+elided_body = ": ..."  # a member's body in a class outline, as a stub writes it
 
 
 def clean_docstring(text: str) -> str:
