@@ -129,6 +129,28 @@ def test_outlines_elide_bodies_as_their_language_writes_them(repo_dir, config, j
     assert not any(line.endswith(": ...") for line in order.text.splitlines())
 
 
+def test_an_outline_gives_overloads_one_line(repo_dir, config):
+    source = (
+        "export class Request {\n"
+        "  header(name: string): string\n"
+        "  header(): Record<string, string>\n"
+        "  header(name?: string): unknown {\n"
+        "    return name\n"
+        "  }\n\n"
+        "  refundInvoiceTotal(invoice: number): number {\n"
+        "    return invoice * 2\n"
+        "  }\n"
+        "}\n"
+    )
+    commit_files(init_repo(repo_dir), {"src/request.ts": source.encode()})
+    api.ingest(repo_dir, config=config)
+    items = by_qualname(api.context("refund invoice total", repo=repo_dir, config=config))
+    outline = items["src/request.Request"]
+    assert "src/request.Request.refundInvoiceTotal" in items and outline.outline
+    headers = [line for line in outline.text.splitlines() if "header(" in line]
+    assert headers == ["  header(name: string): string { ... } (+2 more signatures)"], outline.text
+
+
 def test_classes_reached_by_expansion_are_outlines_without_repeated_text(indexed_shop, config):
     full = api.context(QUESTION, repo=indexed_shop, config=config, entries=1)
     regained = 0
