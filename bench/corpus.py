@@ -88,16 +88,24 @@ def drop_repo(root: Path, config) -> None:
 
 
 @contextlib.contextmanager
-def scratch_config(prefix: str, **changes: object) -> Iterator[Config]:
-    """The loaded configuration with a temporary index directory (and ``changes``). The
-    private servers started in it — a managed Neo4j when no BRANCHGRAPH_NEO4J_URI is set —
-    are stopped at the end, so none outlives its deleted directory."""
+def scratch(prefix: str, **changes: object) -> Iterator[tuple[Config, Path]]:
+    """The loaded configuration with a temporary index directory (and ``changes``), and the
+    temporary folder holding it, for the repositories a benchmark commits. The private servers
+    started in it — a managed Neo4j when no BRANCHGRAPH_NEO4J_URI is set — are stopped at the
+    end, so none outlives its deleted directory."""
     from branchgraph import api
     from branchgraph.core.config import Config
 
     with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
         config = dataclasses.replace(Config.load(), index_dir=Path(tmp) / "index", **changes)
         try:
-            yield config
+            yield config, Path(tmp)
         finally:
             api.stop_services(config=config)
+
+
+@contextlib.contextmanager
+def scratch_config(prefix: str, **changes: object) -> Iterator[Config]:
+    """``scratch`` for a benchmark that keeps its repositories elsewhere."""
+    with scratch(prefix, **changes) as (config, _):
+        yield config

@@ -15,7 +15,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from corpus import drop_repo, fetch_sdist, scratch_config
+from corpus import drop_repo, fetch_sdist, scratch
 from golden_run import commit_golden_corpus, golden_set, measure_recall
 
 from branchgraph.core.embed import make_embedder
@@ -83,12 +83,8 @@ def main() -> None:
 
 def print_recall(embedders: list[str]) -> None:
     golden = golden_set()
-    # The scratch index's servers stop before its directory goes (scratch_config).
-    with (
-        scratch_config("branchgraph-bench-embed-") as config,
-        tempfile.TemporaryDirectory(prefix="branchgraph-bench-") as tmp,
-    ):
-        root = Path(tmp) / f"{golden.package}-embed"
+    with scratch("branchgraph-bench-embed-") as (config, tmp):
+        root = tmp / f"{golden.package}-embed"
         commit_golden_corpus(golden, root)
         try:
             print(

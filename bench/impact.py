@@ -21,12 +21,11 @@ from __future__ import annotations
 import argparse
 import random
 import statistics
-import tempfile
 import time
 import uuid
 from pathlib import Path
 
-from corpus import commit_sdist, drop_repo, fetch_sdist, git, scratch_config
+from corpus import commit_sdist, drop_repo, fetch_sdist, git, scratch
 
 from branchgraph import api
 from retrieval import percentile
@@ -64,12 +63,8 @@ def main() -> None:
     parser.add_argument("--corpus", default="Django==5.1.4", help="PACKAGE==VERSION from PyPI")
     args = parser.parse_args()
     package, version = args.corpus.split("==")
-    # The scratch index's servers stop before its directory goes (scratch_config).
-    with (
-        scratch_config("branchgraph-bench-impact-", embedder="none") as config,
-        tempfile.TemporaryDirectory(prefix="branchgraph-bench-") as tmp,
-    ):
-        root = Path(tmp) / f"{package}-{uuid.uuid4().hex[:8]}"
+    with scratch("branchgraph-bench-impact-", embedder="none") as (config, tmp):
+        root = tmp / f"{package}-{uuid.uuid4().hex[:8]}"
         commit_sdist(fetch_sdist(package, version), root)
         try:
             summary = api.ingest(root, config=config)

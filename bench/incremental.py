@@ -13,11 +13,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import tempfile
 import uuid
 from pathlib import Path
 
-from corpus import commit_sdist, drop_repo, fetch_sdist, git, scratch_config
+from corpus import commit_sdist, drop_repo, fetch_sdist, git, scratch
 
 from branchgraph import api
 from branchgraph.core.config import Config
@@ -91,12 +90,8 @@ def main() -> None:
     versions = args.versions.split(",")
     sdists = [fetch_sdist(args.package, v) for v in versions]
 
-    # The servers of the scratch index stop before its directory goes (scratch_config).
-    with (
-        scratch_config("branchgraph-bench-incremental-", embedder=args.embedder) as config,
-        tempfile.TemporaryDirectory(prefix="branchgraph-bench-") as tmp,
-    ):
-        root = Path(tmp) / f"{args.package.lower()}-{uuid.uuid4().hex[:8]}"
+    with scratch("branchgraph-bench-incremental-", embedder=args.embedder) as (config, tmp):
+        root = tmp / f"{args.package.lower()}-{uuid.uuid4().hex[:8]}"
         rows = []
         try:
             seen: set = set()

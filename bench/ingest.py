@@ -12,12 +12,11 @@ from __future__ import annotations
 import argparse
 import json
 import resource
-import tempfile
 import time
 import uuid
 from pathlib import Path
 
-from corpus import commit_sdist, drop_repo, fetch_sdist, scratch_config
+from corpus import commit_sdist, drop_repo, fetch_sdist, scratch
 
 from branchgraph import api
 from branchgraph.core.languages import new_parser
@@ -48,12 +47,8 @@ def main() -> None:
     args = parser.parse_args()
 
     sdist = fetch_sdist(args.package, args.version)
-    # The scratch index's servers stop before its directory goes (scratch_config).
-    with (
-        scratch_config("branchgraph-bench-ingest-", embedder=args.embedder) as config,
-        tempfile.TemporaryDirectory(prefix="branchgraph-bench-") as tmp,
-    ):
-        root = Path(tmp) / f"{args.package.lower()}-{uuid.uuid4().hex[:8]}"
+    with scratch("branchgraph-bench-ingest-", embedder=args.embedder) as (config, tmp):
+        root = tmp / f"{args.package.lower()}-{uuid.uuid4().hex[:8]}"
         commit_sdist(sdist, root)
         parsed_files, bare = bare_parse_seconds(root)
         try:

@@ -16,12 +16,11 @@ import argparse
 import json
 import shutil
 import subprocess
-import tempfile
 import uuid
 from collections import Counter
 from pathlib import Path
 
-from corpus import commit_sdist, drop_repo, fetch_sdist, git, scratch_config
+from corpus import commit_sdist, drop_repo, fetch_sdist, git, scratch
 
 from branchgraph import api
 from branchgraph.core.config import Config
@@ -97,17 +96,14 @@ def main() -> None:
         parser.error("give at least one --source LANGUAGE=GIT_DIR")
 
     figures: dict[str, dict] = {}
-    with (
-        scratch_config("branchgraph-bench-languages-", embedder="none") as config,
-        tempfile.TemporaryDirectory() as tmp,
-    ):
+    with scratch("branchgraph-bench-languages-", embedder="none") as (config, tmp):
         package, version = args.python.split("==")
-        baseline = Path(tmp) / f"python-{uuid.uuid4().hex[:8]}"
+        baseline = tmp / f"python-{uuid.uuid4().hex[:8]}"
         commit_sdist(fetch_sdist(package, version), baseline)
         roots = [("python", baseline)]
         for source in args.source:
             language, git_dir = source.split("=", 1)
-            root = Path(tmp) / f"{language}-{Path(git_dir).parent.name or 'repo'}-{uuid.uuid4().hex[:8]}"
+            root = tmp / f"{language}-{Path(git_dir).parent.name or 'repo'}-{uuid.uuid4().hex[:8]}"
             subprocess.run(["git", "clone", "--quiet", git_dir, str(root)], check=True)
             roots.append((language, root))
         try:
@@ -116,7 +112,7 @@ def main() -> None:
             # first, so that the ratios do not flatter whichever language comes after it.
             # Another project than any measured: the parse cache (by blob) must not serve them.
             warm_package, warm_version = args.warm_up.split("==")
-            warm_root = Path(tmp) / f"warm-up-{uuid.uuid4().hex[:8]}"
+            warm_root = tmp / f"warm-up-{uuid.uuid4().hex[:8]}"
             commit_sdist(fetch_sdist(warm_package, warm_version), warm_root)
             warm_up = ingest_figures(warm_root, config)
             drop_repo(warm_root, config)
@@ -124,7 +120,7 @@ def main() -> None:
             # The server plans each write statement (one per node label and edge shape) on
             # first sight, about 0.5 s for Go's shapes; Python's were planned by the warm-up
             # above. The test fixtures of every language plan the others' the same way.
-            fixtures_root = Path(tmp) / f"fixtures-{uuid.uuid4().hex[:8]}"
+            fixtures_root = tmp / f"fixtures-{uuid.uuid4().hex[:8]}"
             commit_tree(FIXTURES, fixtures_root)
             warm_fixtures = ingest_figures(fixtures_root, config)
             drop_repo(fixtures_root, config)

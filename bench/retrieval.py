@@ -19,12 +19,11 @@ import argparse
 import dataclasses
 import random
 import statistics
-import tempfile
 import time
 import uuid
 from pathlib import Path
 
-from corpus import commit_sdist, drop_repo, fetch_sdist, scratch_config
+from corpus import commit_sdist, drop_repo, fetch_sdist, scratch
 from golden_run import GOLDEN_SETS, commit_golden_corpus, golden_set, measure_recall
 
 from branchgraph import api
@@ -133,17 +132,13 @@ def main() -> None:
     parser.add_argument("--skip-latency", action="store_true")
     parser.add_argument("--latency-corpus", default="Django==5.1.4", help="PACKAGE==VERSION from PyPI")
     args = parser.parse_args()
-    # The scratch index's servers stop before its directory goes (scratch_config).
-    with (
-        scratch_config("branchgraph-bench-retrieval-") as config,
-        tempfile.TemporaryDirectory(prefix="branchgraph-bench-") as tmp,
-    ):
+    with scratch("branchgraph-bench-retrieval-") as (config, tmp):
         if not args.skip_recall:
             for name in args.golden.split(","):
-                recall_table(name, args.embedders.split(","), Path(tmp), config)
+                recall_table(name, args.embedders.split(","), tmp, config)
         if not args.skip_latency:
             package, version = args.latency_corpus.split("==")
-            latency(Path(tmp), package, version, config)
+            latency(tmp, package, version, config)
 
 
 if __name__ == "__main__":
