@@ -41,6 +41,7 @@ _DOTTED = re.compile(rf"^{_IDENTIFIER}(\.{_IDENTIFIER})*$")
 # `repo.find(…).total`, `new Order(…).total`: a member of what a call gives (core/extract._callee).
 _CONSTRUCTED = re.compile(rf"^(.*)\((…)?\)\.({_IDENTIFIER}(?:\.{_IDENTIFIER})*)$")
 _GENERIC_ARGS = re.compile(r"<[^<>]*>")
+_ENUM_HEADER = re.compile(r"(^|\s)enum\s")
 _TYPE_NAME = re.compile(rf"{_IDENTIFIER}(?:\.{_IDENTIFIER})*")
 _TEST_ANNOTATIONS = frozenset({"Test", "ParameterizedTest", "RepeatedTest", "TestFactory", "TestTemplate"})
 PRIMITIVES = frozenset("boolean byte char short int long float double void var".split())
@@ -160,6 +161,10 @@ class JavaResolver(Resolver):
                 self.return_types[(f.path, ref.scope)] = ref.raw
             elif ref.kind in ("base", "implements"):
                 self._base_refs.setdefault((f.path, ref.scope), []).append((ref.raw, ref.line, ref.kind))
+        for index, d in enumerate(defs):
+            enum = _enum_of_constant(d, defs)
+            if enum is not None:  # `OPEN { ... }` extends its enum, unwritten
+                self._base_refs.setdefault((f.path, index), []).append((enum.name, d.start_line, "base"))
 
     def changed_keys(self, changed: set[str], added_or_deleted: set[str]) -> set[ReadKey]:
         """A changed file changes what its package declares; a package appearing or vanishing
@@ -610,6 +615,18 @@ def _label(d: Definition) -> str:
     if d.kind == "interface":
         return "Interface"
     return "Class" if d.kind == "class" else "Method"
+
+
+def _enum_of_constant(d: Definition, defs: list[Definition]) -> Definition | None:
+    """The enum of an enum constant with a body (``OPEN { ... }``, ``PAID("paid") { ... }``: a
+    class directly in an enum whose header is its name and arguments, no keyword); None for
+    any other definition."""
+    if d.kind != "class" or d.parent is None:
+        return None
+    enum = defs[d.parent]
+    if _ENUM_HEADER.search(enum.signature) is None or d.signature.split("(", 1)[0].strip() != d.name:
+        return None
+    return enum
 
 
 def _strip_generics(raw: str) -> str:

@@ -61,9 +61,13 @@ def test_names_docs_signatures_and_tests(javashop_graph):
     assert (
         nodes[("Class", "com.shop.model.Order")].props["docstring"] == "An order: its lines and their total, in cents."
     )
+    paid = nodes[("Class", "com.shop.model.OrderStatus.PAID")]  # an enum constant with a body
+    assert (paid.props["name"], paid.props["signature"]) == ("PAID", "PAID")
+    assert paid.props["docstring"] == "Paid for: refundable until it ships."
     tests = sorted(q for (label, q), n in nodes.items() if n.props["is_test"])
     assert tests == [
         "com.shop.service.OrderServiceTest.linesMultiply",  # @ParameterizedTest
+        "com.shop.service.OrderServiceTest.paidOrdersMoveOn",  # @Test
         "com.shop.service.OrderServiceTest.placeStoresAndTotals",  # @Test
     ]
 

@@ -4,7 +4,8 @@ A symbol's qualname starts with its file's package, read from the path below the
 (Maven and Gradle's ``src/main/java/``, ``src/test/java/``, any ``src/<set>/java/`` or
 multi-release ``src/<set>/java11/``, or a ``java/`` folder; else the whole directory): ``src/main/java/com/shop/Order.java`` holds
 ``com.shop.Order``, its method ``com.shop.Order.total``, a nested class
-``com.shop.Order.Line``.
+``com.shop.Order.Line``; an enum constant with a body is a class nested in its enum, a subclass
+of it (``com.shop.OrderStatus.PAID``, its override ``com.shop.OrderStatus.PAID.next``).
 """
 
 from __future__ import annotations

@@ -2,11 +2,13 @@
 ; are captured whole (a method invocation, an object creation): the extractor keeps their
 ; callee as the raw text and counts their arguments, which tell overloads apart.
 
-; ----- definitions: classes, records and enums; interfaces and annotation types; methods
-; and constructors (a constructor is named after its class)
+; ----- definitions: classes, records and enums (an enum constant with a body is a class of its
+; own, a subclass of its enum); interfaces and annotation types; methods and constructors (a
+; constructor is named after its class)
 (class_declaration name: (identifier) @name) @definition.class
 (record_declaration name: (identifier) @name) @definition.class
 (enum_declaration name: (identifier) @name) @definition.class
+(enum_constant name: (identifier) @name body: (class_body)) @definition.class
 (interface_declaration name: (identifier) @name) @definition.interface
 (annotation_type_declaration name: (identifier) @name) @definition.interface
 (method_declaration name: (identifier) @name) @definition.function
@@ -27,8 +29,9 @@
 (method_declaration type: (_) @reference.return_type)
 
 ; ----- documentation: a Javadoc comment right before a declaration
-((block_comment) @doc . [(class_declaration) (record_declaration) (enum_declaration) (interface_declaration)
-                         (annotation_type_declaration) (method_declaration) (constructor_declaration)] @documented
+((block_comment) @doc . [(class_declaration) (record_declaration) (enum_declaration) (enum_constant)
+                         (interface_declaration) (annotation_type_declaration) (method_declaration)
+                         (constructor_declaration)] @documented
   (#match? @doc "^/[*][*]"))
 
 ; ----- annotations (JUnit's @Test, Spring's @GetMapping) are a declaration's decorators
