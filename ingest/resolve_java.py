@@ -272,7 +272,7 @@ class JavaResolver(Resolver):
                 if name == "this":
                     return _Inst(cls)
                 found = self._class_member(cls, name, set())
-                if isinstance(found, _Ext):
+                if isinstance(found, _Ext) and not self._declares(cls, name, set()):
                     inherited = inherited or found
                 elif found is not None:
                     return found
@@ -298,6 +298,21 @@ class JavaResolver(Resolver):
         if name in self.package_prefixes:
             return _Mod(name)
         return self._from_outside(path, name) or inherited
+
+    def _declares(self, cls: _Symbol, name: str, seen: set[str]) -> bool:
+        """Whether the class or one of its in-repo bases declares ``name`` (a field, a method,
+        a nested type): a field typed by a library class (``final InputStream in``) is a
+        sure answer, where what a library base (``extends InputStream``) has is assumed."""
+        if cls.id in seen or len(seen) > MAX_BASE_DEPTH:
+            return False
+        seen.add(cls.id)
+        key = (cls.file.path, cls.index)
+        if name in self.children.get(key, {}) or name in self.attributes.get(key, {}):
+            return True
+        return any(
+            isinstance(base, _Sym) and base.symbol.label in self.TYPE_LABELS and self._declares(base.symbol, name, seen)
+            for _raw, _line, base in self._class_bases(cls)
+        )
 
     def _from_outside(self, path: str, name: str) -> _Value:
         """A name nothing of the repository answers, in a file with on-demand imports from

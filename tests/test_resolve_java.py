@@ -122,6 +122,24 @@ def test_same_package_static_and_fully_qualified_names_this_and_super():
     assert ("com.a.Child", "INHERITS_FROM", "com.a.Base", True) in edges
 
 
+def test_a_field_typed_by_a_library_class_beats_what_a_library_base_is_assumed_to_have():
+    edges = _edges(
+        {
+            "com/io/Varying.java": (
+                "package com.io;\n\nimport static org.junit.jupiter.api.Assertions.*;\n\n"
+                "import java.io.InputStream;\n\n"
+                "class Varying extends InputStream {\n    final InputStream in;\n\n"
+                "    Varying(InputStream in) {\n        this.in = in;\n    }\n\n"
+                "    public int read() {\n        return in.read();\n    }\n}\n"
+            ),
+        }
+    )
+    calls = {(b, ok) for a, t, b, ok in edges if a == "com.io.Varying.read" and t == "CALLS"}
+    # `in` is the field (an InputStream), not a member the library base might have, nor a
+    # name of the static on-demand import.
+    assert calls == {("java.io.InputStream.read", False)}
+
+
 def test_overloads_are_told_apart_by_arity_then_by_argument_types_else_they_dangle():
     graph = _graph(
         {
