@@ -757,7 +757,17 @@ class Workspace(_OpenStores):
                 changes = changed_symbols(diff_files(s.repo, base, head))
             else:
                 changes = changed_symbols(worktree_files(s.repo, s.root, staged=staged))
-            return analyze(self.graph, s.name, s.branch, s.record.indexed_commit, changes, depth, memo)
+            indexed = git.commit_object(s.repo, s.record.indexed_commit)
+            return analyze(
+                self.graph,
+                s.name,
+                s.branch,
+                s.record.indexed_commit,
+                changes,
+                depth,
+                memo,
+                lambda path: git.blob_at(s.repo, indexed, path),
+            )
 
     def check(
         self,

@@ -8,7 +8,7 @@ OPTIONAL MATCH (f)-[:IMPORTS]->(imported)
 WHERE NOT imported:Unresolved
 WITH f, collect(DISTINCT imported.path) AS imports
 OPTIONAL MATCH (f)-[:DEFINES*1..2]->(t)
-WHERE (t:Function OR t:Method) AND t.is_test AND t.name STARTS WITH 'test'
+WHERE (t:Function OR t:Method) AND t.is_test
 RETURN f.path AS path, imports,
        collect(CASE WHEN t IS NULL THEN null ELSE {qualname: t.qualname, start_line: t.start_line,
                end_line: t.end_line} END) AS tests

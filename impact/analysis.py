@@ -10,9 +10,10 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from branchgraph.core.languages import is_declaration_path
+from branchgraph.core.languages import is_declaration_path, language_for_path
 from branchgraph.graph.protocols import GraphReader
 from branchgraph.impact.changes import ADDED, DELETED, SIGNATURE, ChangedSymbol
+from branchgraph.impact.run_commands import ReadFile, RunCommand, run_commands
 from branchgraph.impact.state_memo import StateMemo, per_node
 from branchgraph.impact.test_selection import MAX_WALK, TestToRun, select_tests
 
@@ -60,6 +61,7 @@ class ImpactReport:
     reasons: list[str] = field(default_factory=list)
     exact: bool = True
     notes: list[str] = field(default_factory=list)  # why the answer may be incomplete
+    commands: list[RunCommand] = field(default_factory=list)  # what runs ``tests``, a runner each
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -68,6 +70,7 @@ class ImpactReport:
             "changed": self.changed,
             "impacted": [asdict(i) for i in self.impacted],
             "tests": [asdict(t) for t in self.tests],
+            "commands": [asdict(c) for c in self.commands],
             "risk": self.risk,
             "reasons": self.reasons,
             "exact": self.exact,
@@ -88,9 +91,12 @@ def analyze(
     changes: list[ChangedSymbol],
     depth: int,
     memo: StateMemo | None = None,
+    read_file: ReadFile = lambda path: None,
 ) -> ImpactReport:
     """The impact of ``changes`` on the branch as indexed at ``commit``; ``memo``: what was read
-    of this indexed state of the branch before (``state_memo.py``)."""
+    of this indexed state of the branch before (``state_memo.py``); ``read_file``: the files of
+    that commit, which say what runs the tests (``run_commands.py``; without them, Maven and
+    jest)."""
     found = definitions_by_qualname(
         graph.named_query(
             "symbols_named", {"repo": repo, "branch": branch, "qualnames": sorted({c.qualname for c in changes})}
@@ -111,12 +117,31 @@ def analyze(
     names = sorted({c.name for c in changes})
 
     def read_unknowns() -> list[dict[str, Any]]:
-        return graph.named_query("impact_unknowns", {"repo": repo, "branch": branch, "names": names}, limit=5000)
+        rows = graph.named_query("impact_unknowns", {"repo": repo, "branch": branch, "names": names}, limit=5000)
+        # An external reference (`java.io.InputStream.read`) may be a user only of a name some
+        # changed symbol can be reached by from outside the repository: any of a language
+        # without nominal types; in Java, a method of a class with a library base.
+        closed = [c for c in changes if _nominal(c.path)]
+        reachable = {
+            row["qualname"]
+            for row in graph.named_query(
+                "library_subtypes",
+                {
+                    "repo": repo,
+                    "branch": branch,
+                    "qualnames": sorted({c.qualname for c in closed if c.kind == "Method"}),
+                },
+            )
+        }
+        open_names = {c.name for c in changes if not _nominal(c.path) or c.qualname in reachable}
+        return [r for r in rows if r["reason"] != "external" or any(_names(r["raw"], n) for n in open_names)]
 
     # The three reads do not depend on each other: the server answers them side by side.
     with ThreadPoolExecutor(max_workers=2) as pool:
         users = pool.submit(users_of, graph, start, depth, memo)
-        unknowns = pool.submit(memo.value, "impact_unknowns " + " ".join(names), read_unknowns)
+        # What is kept depends on the changed symbols, not only on their names.
+        qualnames = " ".join(sorted({c.qualname for c in changes}))
+        unknowns = pool.submit(memo.value, "impact_unknowns " + qualnames, read_unknowns)
         paths = {row["id"]: row["path"] for rows in found.values() for row in rows}
         tests_to_run(graph, repo, branch, start, paths, report, memo)
         report.impacted = users.result()
@@ -130,7 +155,19 @@ def analyze(
             f"{count} unresolved references in {len(report.unknowns)} files name a changed symbol: possible users"
         )
     report.risk, report.reasons = _risk(changes, report)
+    report.commands = run_commands([(t.path, t.runner, t.selector) for t in report.tests], read_file)
     return report
+
+
+def _nominal(path: str) -> bool:
+    spec = language_for_path(path)
+    return spec is not None and spec.conventions.nominal_types
+
+
+def _names(raw: str, name: str) -> bool:
+    """Whether a reference's raw text names ``name`` (``name`` or ``anything.name``), as
+    ``impact_unknowns`` matches them."""
+    return raw == name or raw.endswith("." + name)
 
 
 def definitions_by_qualname(rows: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
@@ -184,7 +221,9 @@ def users_of(graph: GraphReader, start: dict[str, str], depth: int, memo: StateM
         for row in sorted(rows, key=lambda r: (r["qualname"] or "", r["target"])):
             if row["id"] in via:
                 continue
-            via[row["id"]] = [row["qualname"], *via[row["target"]]]
+            # A caller of the method an override overrides reaches it through that method.
+            through = [row["through"]] if row.get("through") else []
+            via[row["id"]] = [row["qualname"], *through, *via[row["target"]]]
             out.append(
                 Impacted(
                     row["id"],

@@ -80,7 +80,15 @@ def diff_branches(graph: GraphReader, repo: str, base: str, head: str, memo: Sta
         out.broken = _broken(graph, repo, base, head, [before[k] for k in set(before) - set(after)])
         tests = selection.result().tests
     out.tests = [
-        {"qualname": t.qualname, "path": t.path, "pytest_id": t.pytest_id, "depth": t.depth, "evidence": t.evidence}
+        {
+            "qualname": t.qualname,
+            "path": t.path,
+            "pytest_id": t.pytest_id,
+            "runner": t.runner,
+            "selector": t.selector,
+            "depth": t.depth,
+            "evidence": t.evidence,
+        }
         for t in tests
     ]
     return out

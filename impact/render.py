@@ -41,7 +41,7 @@ def to_markdown(report: ImpactReport) -> str:
                 for i in rows
             ]
     if report.tests:
-        lines += ["", "#### Tests to run", "", "```sh", "pytest " + " ".join(t.pytest_id for t in report.tests), "```"]
+        lines += ["", "#### Tests to run", "", "```sh", *(c.command for c in report.commands), "```"]
     if report.unknowns:
         lines += ["", "#### Unresolved references that may be users", ""]
         for path, items in sorted(report.unknowns.items()):
@@ -67,8 +67,12 @@ def to_mermaid(report: ImpactReport) -> str:
     lines = ["flowchart BT"]
     for name in changed:
         lines.append(f'  {node(name)}["{name}"]:::changed')
+    drawn = set(changed) | {i.qualname for i in shown}
     for i in shown:
         lines.append(f'  {node(i.qualname)}["{i.qualname}"] --> {node(i.via[1])}')
+        if i.via[1] not in drawn:  # the method an override overrides: calling it runs the override
+            drawn.add(i.via[1])
+            lines.append(f'  {node(i.via[1])}["{i.via[1]}"] -.->|dispatches to| {node(i.via[2])}')
     for path, count in Counter(i.path for i in rest).most_common():
         lines.append(f'  {node("file:" + path)}["{count} more in {path}"]')
     lines.append("  classDef changed fill:#fdd,stroke:#c33")

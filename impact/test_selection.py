@@ -32,6 +32,7 @@ from typing import Any
 
 from branchgraph.core.languages import language_for_path
 from branchgraph.graph.protocols import GraphReader
+from branchgraph.impact.run_commands import selector
 from branchgraph.impact.state_memo import StateMemo, per_node
 
 # Methods Python runs without a call by their name: when the class is constructed, called,
@@ -82,17 +83,18 @@ class TestToRun:
     end_line: int | None
     depth: int  # hops of the walk (0 for a fallback)
     via: list[str]  # from the test down to the changed symbol (a fallback: the test, the changed symbol)
-    pytest_id: str  # path::Class::test, what `pytest` takes on its command line
+    pytest_id: str | None  # path::Class::test, what `pytest` takes on its command line (Python tests)
     evidence: str  # "coverage" (a run executed it), "calls" (the walk reached it), "module name" or "imports"
+    runner: str = "pytest"  # pytest, junit, go or js (jest, vitest): impact/run_commands.py
+    selector: str = ""  # the test as its runner names it (a pytest id, `Class#method`, `TestX`, a full title)
 
 
 def _test_to_run(
     qualname: str, path: str, start_line: int | None, end_line: int | None, depth: int, via: list[str], evidence: str
 ) -> TestToRun:
-    module = _module_name(path)
-    local = qualname[len(module) + 1 :] if module and qualname.startswith(module + ".") else qualname
-    pytest_id = "::".join([path, *local.split(".")])
-    return TestToRun(qualname, path, start_line, end_line, depth, via, pytest_id, evidence)
+    runner, name = selector(path, qualname, _module_name(path))
+    pytest_id = name if runner == "pytest" else None
+    return TestToRun(qualname, path, start_line, end_line, depth, via, pytest_id, evidence, runner, name)
 
 
 @functools.lru_cache(maxsize=65_536)
@@ -206,7 +208,9 @@ def _add_covered(chosen: dict[str, TestToRun], graph: GraphReader, start: dict[s
 
 
 def _is_test(row: dict[str, Any]) -> bool:
-    return bool(row["is_test"]) and row["kind"] in ("Function", "Method") and (row["name"] or "").startswith("test")
+    """A test a runner runs: a function or method its language calls a test (`test_*` in
+    Python, JUnit's `@Test`, Go's `TestX`, a jest `it(...)`), never a test class."""
+    return bool(row["is_test"]) and row["kind"] in ("Function", "Method")
 
 
 def _step(

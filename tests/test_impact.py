@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from conftest import FIXTURES
-from gitrepo import commit_files, read_tree
+from gitrepo import commit_files, init_repo, read_tree
 
 from branchgraph import api
 from branchgraph.cli import EXIT_RISK, cli
@@ -42,10 +42,92 @@ def test_users_by_depth_tests_and_pytest_ids_for_a_symbol(shop_repo: Path, confi
     assert by_name["shop.billing.invoice.Invoice.render"].tier == "will_break"  # through the `fmt` alias
     test_refund = next(t for t in report.tests if t.qualname == "tests.test_invoice.TestPayment.test_refund")
     assert test_refund.pytest_id == "tests/test_invoice.py::TestPayment::test_refund"
+    assert (test_refund.runner, test_refund.selector) == ("pytest", test_refund.pytest_id)
     assert test_refund.depth == 2 and test_refund.via[-1] == FORMAT_MONEY
+    [command] = report.commands  # one runner: one command, every selected test on it
+    assert command.runner == "pytest" and command.tests == len(report.tests)
+    assert command.command.split()[1:] == [t.pytest_id for t in report.tests]
     document = report.to_dict()
-    assert set(document) >= {"branch", "commit", "changed", "impacted", "tests", "risk", "exact", "unknowns"}
+    assert set(document) >= {
+        "branch",
+        "commit",
+        "changed",
+        "impacted",
+        "tests",
+        "commands",
+        "risk",
+        "exact",
+        "unknowns",
+    }
     assert document["changed"][0]["change"] == "modified" and document["risk"] in ("medium", "high")
+
+
+def test_an_override_is_used_where_the_method_it_overrides_is_called(repo_dir: Path, config, javashop_sources):
+    """`status.next(order)` is typed by the enum and runs each constant's override: changing
+    PAID's `next` affects its callers, which call it through OrderStatus.next; its tests run with
+    Maven, and a JDK `next` elsewhere (external, the enum has no library base) is no user."""
+    sources = {**javashop_sources, "src/main/java/com/shop/util/Ids.java": IDS_JAVA}
+    commit_files(init_repo(repo_dir), sources)
+    api.ingest(repo_dir, config=config)
+    paid_next = "com.shop.model.OrderStatus.PAID.next"
+    report = api.impact(repo_dir, symbols=[paid_next], config=config)
+    advance = next(i for i in report.impacted if i.qualname == "com.shop.service.OrderService.advance")
+    assert (advance.depth, advance.tier) == (1, "will_break")
+    assert advance.via == [advance.qualname, "com.shop.model.OrderStatus.next", paid_next]
+    assert [t.qualname for t in report.tests] == ["com.shop.service.OrderServiceTest.paidOrdersMoveOn"]
+    assert [(c.runner, c.command) for c in report.commands] == [
+        ("maven", "mvn test -Dsurefire.failIfNoSpecifiedTests=false -Dtest='OrderServiceTest#paidOrdersMoveOn'")
+    ]
+    assert report.unknowns == {} and report.exact
+    # A method of a class with a library base keeps the library's calls as possible users.
+    report = api.impact(repo_dir, symbols=["com.shop.util.Ids.IdIterator.next"], config=config)
+    assert [u.raw for u in report.unknowns["src/main/java/com/shop/util/Ids.java"]] == ["java.util.Iterator.next"]
+
+
+def test_a_go_test_is_selected_and_run_in_its_package(goshop_repo: Path, config):
+    """A Go test is `TestX`, no `test_` name."""
+    api.ingest(goshop_repo, config=config)
+    report = api.impact(goshop_repo, symbols=["internal/orders.NewMemStore"], config=config)
+    assert "internal/orders.TestPlace" in {t.qualname for t in report.tests}
+    assert [c.command for c in report.commands] == ["go test ./internal/orders -run '^(TestPlace)$'"]
+
+
+def test_a_jest_test_is_selected_by_its_titles(webshop_repo: Path, config):
+    """A jest/vitest test is named by its `describe`/`it` titles."""
+    api.ingest(webshop_repo, config=config)
+    report = api.impact(webshop_repo, symbols=["src/models/order.Order.total"], config=config)
+    totals = "src/services/__tests__/orderService.test.OrderService.quickOrder.totals one line"
+    assert totals in {t.qualname for t in report.tests}
+    [command] = report.commands
+    assert command.runner == "jest"  # the package.json names no vitest
+    assert command.command.startswith("npx jest src/services/__tests__/orderService.test.ts -t ")
+    assert "OrderService[ .]quickOrder[ .]totals[ .]one[ .]line" in command.command
+
+
+IDS_JAVA = b"""package com.shop.util;
+
+import java.util.Iterator;
+
+/** Order ids, one after the other. */
+public class Ids {
+    public static String first(Iterator<String> ids) {
+        return ids.next();
+    }
+
+    /** Counts up from a start. */
+    public static class IdIterator implements Iterator<String> {
+        private int next;
+
+        public boolean hasNext() {
+            return true;
+        }
+
+        public String next() {
+            return "o-" + next++;
+        }
+    }
+}
+"""
 
 
 def test_a_diff_is_read_symbol_by_symbol_on_both_sides(shop_repo: Path, config):

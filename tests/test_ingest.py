@@ -287,6 +287,7 @@ def test_named_query_parameters_are_checked():
         "impact_tests",
         "impact_unknowns",
         "impact_upstream",
+        "library_subtypes",
         "symbol",
         "symbol_names",
         "symbols_named",

@@ -53,6 +53,10 @@ class Conventions:
     attribute_receivers: frozenset[str] = frozenset({"self", "this"})
     # what follows a member's signature in a class outline, standing for its body
     elided_body: str = " { ... }"
+    # Types are nominal (Java): code typed by a library type reaches the repository's code only
+    # through an in-repo subtype of it, where duck or structural typing (Python, Go's implicit
+    # interfaces, TypeScript) lets a library's call reach anything with the method's name.
+    nominal_types: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,7 +91,14 @@ def _conventions(module: ModuleType) -> Conventions:
         module_name=module.module_name,
         **{
             hook: getattr(module, hook)
-            for hook in (*_TYPE_HOOKS, "binding_reach", "narrowing_reach", "attribute_receivers", "elided_body")
+            for hook in (
+                *_TYPE_HOOKS,
+                "binding_reach",
+                "narrowing_reach",
+                "attribute_receivers",
+                "elided_body",
+                "nominal_types",
+            )
             if hasattr(module, hook)
         },
     )

@@ -20,6 +20,10 @@ _TEST_NAME = re.compile(r"(^|/)(\w+Tests?|Test\w+|\w+IT|\w+TestCase)\.java$")
 _GENERATED = re.compile(r"(^|/)(target|build)/generated[^/]*/|(^|/)generated-sources/|(^|/)generated/")
 
 
+# A call typed by a library class runs in-repo code only through an in-repo subclass of it.
+nominal_types = True
+
+
 def clean_docstring(text: str) -> str:
     """A Javadoc ``/** ... */`` (or a ``//`` run) without its delimiters and leading stars."""
     text = text.strip()
