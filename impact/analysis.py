@@ -121,18 +121,9 @@ def analyze(
         # An external reference (`java.io.InputStream.read`) may be a user only of a name some
         # changed symbol can be reached by from outside the repository: any of a language
         # without nominal types; in Java, a method of a class with a library base.
-        closed = [c for c in changes if _nominal(c.path)]
-        reachable = {
-            row["qualname"]
-            for row in graph.named_query(
-                "library_subtypes",
-                {
-                    "repo": repo,
-                    "branch": branch,
-                    "qualnames": sorted({c.qualname for c in closed if c.kind == "Method"}),
-                },
-            )
-        }
+        methods = sorted({c.qualname for c in changes if _nominal(c.path) and c.kind == "Method"})
+        subtypes = {"repo": repo, "branch": branch, "qualnames": methods}
+        reachable = {row["qualname"] for row in graph.named_query("library_subtypes", subtypes)} if methods else set()
         open_names = {c.name for c in changes if not _nominal(c.path) or c.qualname in reachable}
         return [r for r in rows if r["reason"] != "external" or any(_names(r["raw"], n) for n in open_names)]
 

@@ -12,6 +12,7 @@ the nearest ``go.mod`` to run ``go test`` from.
 
 from __future__ import annotations
 
+import functools
 import re
 import shlex
 from collections.abc import Callable, Sequence
@@ -48,6 +49,7 @@ def selector(path: str, qualname: str, module: str) -> tuple[str, str]:
 
 def run_commands(tests: Sequence[tuple[str, str, str]], read_file: ReadFile) -> list[RunCommand]:
     """One command a runner for the (path, runner family, selector) of each selected test."""
+    read_file = functools.cache(read_file)  # the tests of a folder look up the same manifests
     by_family: dict[str, list[tuple[str, str]]] = {}
     for path, family, name in tests:
         by_family.setdefault(family, []).append((path, name))
@@ -67,8 +69,9 @@ def run_commands(tests: Sequence[tuple[str, str, str]], read_file: ReadFile) -> 
 def _junit(chosen: list[tuple[str, str]], read_file: ReadFile) -> RunCommand:
     """Gradle's ``--tests pkg.Class.method`` for each test, or Surefire's ``-Dtest`` with a
     class's methods joined by ``+``."""
-    if read_file("gradlew") is not None or read_file("build.gradle") is not None or read_file("build.gradle.kts"):
-        gradle = "./gradlew" if read_file("gradlew") is not None else "gradle"
+    wrapper = read_file("gradlew") is not None
+    if wrapper or any(read_file(name) is not None for name in ("build.gradle", "build.gradle.kts")):
+        gradle = "./gradlew" if wrapper else "gradle"
         filters = " ".join(f"--tests {shlex.quote(_qualified(path, name))}" for path, name in chosen)
         return RunCommand("gradle", f"{gradle} test {filters}", len(chosen))
     methods: dict[str, list[str]] = {}
