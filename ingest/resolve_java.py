@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from branchgraph.core.extract import Assignment, Definition, Import, Reference, local_names
 from branchgraph.core.languages.java import annotation_name, module_name
 from branchgraph.core.model import Edge, FileSubgraph, node_id
+from branchgraph.ingest.jdk_types import OBJECT_RESULTS, is_jdk_subtype
 from branchgraph.ingest.read_log import MODULE, PACKAGE, ReadKey, TaggedSet, dotted_prefixes
 from branchgraph.ingest.resolution import MAX_BASE_DEPTH, Binding, Resolver
 from branchgraph.ingest.resolution import Elements as _Elements
@@ -42,6 +43,8 @@ _DOTTED = re.compile(rf"^{_IDENTIFIER}(\.{_IDENTIFIER})*$")
 _CONSTRUCTED = re.compile(rf"^(.*)\((…)?\)\.({_IDENTIFIER}(?:\.{_IDENTIFIER})*)$")
 _GENERIC_ARGS = re.compile(r"<[^<>]*>")
 _ENUM_HEADER = re.compile(r"(^|\s)enum\s")
+# A call of one of java.lang.Object's methods, as an argument's hint (`=sb.toString()`).
+_OBJECT_METHOD_CALL = re.compile(rf"(?:^=|\.)({'|'.join(OBJECT_RESULTS)})\((…)?\)$")
 _TYPE_NAME = re.compile(rf"{_IDENTIFIER}(?:\.{_IDENTIFIER})*")
 _TEST_ANNOTATIONS = frozenset({"Test", "ParameterizedTest", "RepeatedTest", "TestFactory", "TestTemplate"})
 PRIMITIVES = frozenset("boolean byte char short int long float double void var".split())
@@ -488,6 +491,9 @@ class JavaResolver(Resolver):
         if not hint.startswith("="):
             found = self._resolve_type(path, hint, scope) if hint not in PRIMITIVES else None
             return (hint.rsplit(".", 1)[-1], found.symbol if isinstance(found, _Sym) else None)
+        object_method = _OBJECT_METHOD_CALL.search(hint)
+        if object_method is not None:  # `sb.toString()`: a String, whatever `sb` is
+            return (OBJECT_RESULTS[object_method.group(1)], None)
         value = self._resolve_dotted(path, scope, hint[1:])
         if isinstance(value, _Inst):
             return (value.symbol.definition.name, value.symbol)
@@ -516,7 +522,9 @@ class JavaResolver(Resolver):
             return parameter not in PRIMITIVES
         if name in _NUMERIC and parameter in _NUMERIC:
             return True
-        if name == "String" and parameter in ("CharSequence", "Comparable", "Serializable"):
+        if name == "String" and parameter in ("Comparable", "Serializable"):
+            return True
+        if symbol is None and is_jdk_subtype(name, parameter):  # `new ByteArrayInputStream(b)` for an InputStream
             return True
         if symbol is not None and depth < MAX_BASE_DEPTH:  # a subclass where a supertype is declared
             return any(

@@ -172,6 +172,38 @@ def test_overloads_are_told_apart_by_arity_then_by_argument_types_else_they_dang
     assert targets == {10: 4, 11: 5, 12: 6, 13: None, 14: 7}
 
 
+def test_jdk_subtypes_and_object_methods_tell_overloads_apart():
+    graph = _graph(
+        {
+            "com/c/Soup.java": (
+                "package com.c;\n\nimport java.io.*;\nimport java.nio.file.Path;\n\npublic class Soup {\n"
+                "    static String parse(String html) { return html; }\n"  # line 7
+                "    static String parse(File file) { return null; }\n"  # line 8
+                "    static String parse(Path path) { return null; }\n"  # line 9
+                "    static String parse(InputStream in, String charset) { return null; }\n"  # line 10
+                "    static String parse(Reader in, String charset) { return null; }\n"  # line 11
+                "    void use(byte[] b, Object any) {\n"
+                "        StringBuilder sb = new StringBuilder();\n"
+                "        parse(sb.toString());\n"  # line 14: Object's toString is a String
+                "        parse(any.toString());\n"
+                '        parse(new ByteArrayInputStream(b), "UTF-8");\n'  # line 16: an InputStream
+                '        parse(new BufferedReader(new StringReader("x")), null);\n'  # a Reader
+                "        parse(sb);\n"  # line 18: a StringBuilder is none of them
+                "    }\n}\n"
+            ),
+        }
+    )
+    nodes = {n.id: n for s in graph for n in s.nodes}
+    [soup] = graph
+    targets = {
+        line: nodes[e.dst].props["start_line"] if e.resolved else None
+        for e in soup.edges
+        if e.type == "CALLS" and e.raw == "parse"
+        for line in e.lines or [e.line]
+    }
+    assert targets == {14: 7, 15: 7, 16: 10, 17: 11, 18: None}
+
+
 def test_spring_routes_carry_the_class_prefix_and_their_methods():
     files = [
         ParsedSource(
