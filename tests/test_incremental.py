@@ -366,7 +366,8 @@ def _rename_and_dangle(repo, repo_dir, config, graph_store, tree, path, rename, 
 
 def test_a_java_history_matches_fresh_ingests(repo_dir, config, graph_store, pg_store, javashop_sources, shop_sources):
     """A Maven project in a subfolder beside Python: an interface method renamed (the unchanged
-    caller's call dangles), an overload added to an unchanged caller's callee, a branch-off."""
+    caller's call dangles), an overload added to an unchanged caller's callee, an enum's method
+    removed under its constants' overrides, a branch-off."""
     repo = init_repo(repo_dir)
     tree = {**shop_sources, **{f"jvm/{path}": data for path, data in javashop_sources.items()}}
     commit_files(repo, tree)
@@ -391,6 +392,21 @@ def test_a_java_history_matches_fresh_ingests(repo_dir, config, graph_store, pg_
     tree = {**tree, order: body[:at] + overload + body[at:]}
     commit_files(repo, tree)
     api.ingest(repo_dir, config=config)
+    assert_equals_fresh_ingest(repo_dir, "main", config, graph_store, pg_store)
+
+    # The enum's own `next` goes, its constants' overrides stay: the unchanged caller's
+    # `status.next(order)` finds no method of OrderStatus any more.
+    status = "jvm/src/main/java/com/shop/model/OrderStatus.java"
+    enum_next = (
+        b"    /** The state after this one; the last state stays as it is. */\n"
+        b"    public OrderStatus next(Order order) {\n        return this;\n    }\n\n"
+    )
+    assert enum_next in tree[status]
+    tree = {**tree, status: tree[status].replace(enum_next, b"")}
+    commit_files(repo, tree)
+    api.ingest(repo_dir, config=config)
+    advance = edge_of(graph_store, repo_dir.name, "main", "com.shop.service.OrderService.advance", "status.next")
+    assert advance == {"resolved": False, "target": "status.next"}
     assert_equals_fresh_ingest(repo_dir, "main", config, graph_store, pg_store)
 
     money = "jvm/src/main/java/com/shop/util/Money.java"
