@@ -43,6 +43,12 @@ _DOTTED = re.compile(rf"^{_IDENTIFIER}(\.{_IDENTIFIER})*$")
 _CONSTRUCTED = re.compile(rf"^(.*)\((…)?\)\.({_IDENTIFIER}(?:\.{_IDENTIFIER})*)$")
 _GENERIC_ARGS = re.compile(r"<[^<>]*>")
 _ENUM_HEADER = re.compile(r"(^|\s)enum\s")
+_RECORD_HEADER = re.compile(r"(^|\s)record\s")
+# What every object and every enum has without declaring it.
+_OBJECT_METHODS = frozenset("toString hashCode equals getClass clone finalize notify notifyAll wait".split())
+_ENUM_METHODS = frozenset("name ordinal compareTo values valueOf getDeclaringClass describeConstable".split())
+# Packages whose annotation processors write members no source declares.
+_GENERATORS = ("lombok", "com.google.auto.value", "org.immutables")
 # A call of one of java.lang.Object's methods, as an argument's hint (`=sb.toString()`).
 _OBJECT_METHOD_CALL = re.compile(rf"(?:^=|\.)({'|'.join(OBJECT_RESULTS)})\((…)?\)$")
 _TYPE_NAME = re.compile(rf"{_IDENTIFIER}(?:\.{_IDENTIFIER})*")
@@ -585,8 +591,51 @@ class JavaResolver(Resolver):
             return value if value is not None else self._outside(ref.raw)
         value = self._pick_overload(path, ref, self._resolve_dotted(path, ref.scope, ref.raw))
         if value is None and self._leaves_repository(ref.raw.replace("(…)", "")):
+            if self._missing_member(path, ref):
+                return None  # `state.readAll()` on an in-repo type that has no such method
             return _Ext(ref.raw)
         return value
+
+    def _missing_member(self, path: str, ref: Reference) -> bool:
+        """Whether a call names a method its receiver's type surely lacks: the receiver is an
+        in-repo class or interface whose every member is known — no library base, itself or
+        through its in-repo bases, no record (its accessors are written nowhere), no class of a
+        file that imports a code generator (Lombok's getters are written nowhere either) — and
+        the method is none of ``java.lang.Object``'s (nor an enum's ``java.lang.Enum``'s). Code
+        in an anonymous or local class is left alone: its ``this`` is an instance of a type
+        the graph does not hold."""
+        receiver, _, method = ref.raw.replace("(…)", "").rpartition(".")
+        if method in _OBJECT_METHODS or not _DOTTED.match(receiver):
+            return False
+        defs = self._file(path).parsed.definitions
+        scope = ref.scope
+        if scope is not None and defs[scope].parent is not None and defs[defs[scope].parent].kind == "function":
+            return False
+        value = self._resolve_dotted(path, scope, receiver)
+        if not isinstance(value, (_Sym, _Inst)) or value.symbol.label not in self.TYPE_LABELS:
+            return False
+        return self._closed(value.symbol, method, set())
+
+    def _closed(self, cls: _Symbol, method: str, seen: set[str]) -> bool:
+        """Whether every member of ``cls`` is known (see ``_missing_member``)."""
+        if cls.id in seen or len(seen) > MAX_BASE_DEPTH:
+            return False
+        seen.add(cls.id)
+        d = cls.definition
+        if _RECORD_HEADER.search(d.signature) or any(
+            m.startswith(_GENERATORS) for m in self._imported_modules(cls.file)
+        ):
+            return False
+        if _ENUM_HEADER.search(d.signature) and method in _ENUM_METHODS:
+            return False
+        for _raw, _line, base in self._class_bases(cls):
+            if not isinstance(base, _Sym) or not self._closed(base.symbol, method, seen):
+                return False  # a library base (or one not found) may have the method
+        enum = _enum_of_constant(d, cls.file.parsed.definitions)
+        return enum is None or method not in _ENUM_METHODS
+
+    def _imported_modules(self, f: ParsedSource) -> list[str]:
+        return [imp.module for imp in f.parsed.imports]
 
     def _outside(self, raw: str) -> _Value:
         """A type nothing in the repository answers to: ``java.lang``'s, a qualified name of no

@@ -204,6 +204,40 @@ def test_jdk_subtypes_and_object_methods_tell_overloads_apart():
     assert targets == {14: 7, 15: 7, 16: 10, 17: 11, 18: None}
 
 
+def test_a_method_an_in_repo_type_surely_lacks_is_unresolved_not_external():
+    graph = _graph(
+        {
+            "com/d/State.java": "package com.d;\n\nenum State {\n    OPEN;\n    void read() {}\n}\n",
+            "com/d/Point.java": "package com.d;\n\nrecord Point(int x, int y) {}\n",
+            "com/d/Buffer.java": "package com.d;\n\nimport java.io.InputStream;\n\nabstract class Buffer extends InputStream {}\n",
+            "com/d/Bean.java": "package com.d;\n\nimport lombok.Data;\n\n@Data\nclass Bean {\n    private int size;\n}\n",
+            "com/d/Use.java": (
+                "package com.d;\n\nclass Use {\n"
+                "    void use(State state, Point point, Buffer buffer, Bean bean) {\n"
+                "        state.readAll();\n"  # no such method of State, whose members are all known
+                "        state.name();\n"  # java.lang.Enum's
+                "        state.hashCode();\n"  # java.lang.Object's
+                "        point.x();\n"  # a record's accessor, written nowhere
+                "        buffer.available();\n"  # InputStream's
+                "        bean.getSize();\n"  # Lombok's
+                "        Runnable task = new Runnable() { public void run() { this.fire(); } };\n"
+                "    }\n}\n"
+            ),
+        }
+    )
+    reasons = unresolved_of_subgraphs(graph)
+    assert reasons["state.readAll"] == "unresolved"
+    for raw in (
+        "state.name",
+        "state.hashCode",
+        "point.x",
+        "java.io.InputStream.available",
+        "bean.getSize",
+        "this.fire",
+    ):
+        assert reasons[raw] == "external", raw
+
+
 def test_spring_routes_carry_the_class_prefix_and_their_methods():
     files = [
         ParsedSource(
