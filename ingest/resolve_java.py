@@ -609,7 +609,8 @@ class JavaResolver(Resolver):
             return False
         defs = self._file(path).parsed.definitions
         scope = ref.scope
-        if scope is not None and defs[scope].parent is not None and defs[defs[scope].parent].kind == "function":
+        outer = defs[scope].parent if scope is not None else None
+        if outer is not None and defs[outer].kind == "function":
             return False
         value = self._resolve_dotted(path, scope, receiver)
         if not isinstance(value, (_Sym, _Inst)) or value.symbol.label not in self.TYPE_LABELS:
