@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 from branchgraph.core.extract import Assignment, Definition, Import, local_names
 from branchgraph.core.languages.go import is_test_file, module_name
@@ -56,6 +57,12 @@ PREDECLARED = frozenset(
     """.split()
 )
 _TYPE_KEYWORDS = frozenset({"map", "chan", "func", "struct", "interface"})
+
+
+@dataclass(frozen=True, slots=True)
+class _FuncValue(_Ext):
+    """A value of a function type written out (`onStart func()`, `ErrorFunc func(...) error`):
+    calling it runs whatever function it holds, decided at run time; it has no members."""
 
 
 _Value = _Mod | _Sym | _Inst | _Ext | _Elements | None  # _Mod names a package by its directory
@@ -203,6 +210,8 @@ class GoResolver(Resolver):
     def _call_result(self, callee: _Value) -> _Value:
         """What a call gives: a type's value (a composite literal or a conversion), or the
         first result a function or method declares."""
+        if isinstance(callee, _FuncValue):
+            return None  # what the function it holds returns is not read
         if isinstance(callee, _Ext):
             return _Ext(f"{callee.name}()")  # whatever a library returns is the library's
         if not isinstance(callee, _Sym):
@@ -242,6 +251,8 @@ class GoResolver(Resolver):
         return None
 
     def _member_uncached(self, value: _Value, attr: str) -> _Value:
+        if isinstance(value, _FuncValue):
+            return None
         if isinstance(value, _Ext):
             return _Ext(f"{value.name}.{attr}")
         if isinstance(value, _Mod):
@@ -300,7 +311,9 @@ class GoResolver(Resolver):
         if raw.startswith("[]") or re.match(r"^\[\w*\]", raw):
             element = self._resolve_type(path, re.sub(r"^\[\w*\]", "", raw), scope)
             return _Elements(element.symbol) if isinstance(element, _Sym) else None
-        if raw.startswith(("map[", "chan ", "<-chan", "chan<-", "func", "struct", "interface")):
+        if raw.startswith("func"):
+            return _FuncValue(raw)
+        if raw.startswith(("map[", "chan ", "<-chan", "chan<-", "struct", "interface")):
             return None
         return self._resolve_dotted(path, scope, raw) if _DOTTED.match(raw) else None
 
@@ -423,10 +436,11 @@ class GoResolver(Resolver):
     def _emit(
         self, out: SubgraphEmitter, path: str, source: Target, edge_type: str, raw: str, line: int, value: _Value
     ) -> Edge:
-        external = value.name if isinstance(value, _Ext) else None
-        # Calling a value (a parameter or field of a function type such as `next HandlerFunc`)
-        # runs whatever function it holds: decided at run time, not a call of the type.
-        dynamic = edge_type == "CALLS" and isinstance(value, _Inst)
+        external = value.name if isinstance(value, _Ext) and not isinstance(value, _FuncValue) else None
+        # Calling a value (a parameter or field of a function type such as `next HandlerFunc`
+        # or `onStart func()`) runs whatever function it holds: decided at run time, not a call
+        # of the type.
+        dynamic = edge_type == "CALLS" and isinstance(value, (_Inst, _FuncValue))
         target = self._target(value, edge_type)
         return out.reference(path, source, edge_type, raw, line, target, external=external, dynamic=dynamic)
 

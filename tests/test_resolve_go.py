@@ -138,6 +138,26 @@ def test_calls_through_results_fields_and_unknown_receivers():
     assert ("unknown.Frobnicate", False) in calls
 
 
+def test_calling_a_value_of_a_function_type_is_dynamic():
+    graph = resolve_sources(
+        {
+            "go.mod": GO_MOD,
+            "srv/srv.go": (
+                b"package srv\n\ntype Server struct {\n\tonStart func()\n\tcheck   func(string) error\n}\n\n"
+                b"func (s *Server) Run() error {\n\ts.onStart()\n"
+                b"\thandler := func(name string) error { return s.check(name) }\n"
+                b'\treturn handler("x")\n}\n'
+            ),
+        },
+        "app",
+    )
+    reasons = unresolved_of_subgraphs(graph)
+    # What runs is whatever function the field or the local holds: decided at run time.
+    assert {raw: reasons[raw] for raw in ("s.onStart", "s.check", "handler")} == dict.fromkeys(
+        ("s.onStart", "s.check", "handler"), "dynamic"
+    )
+
+
 @pytest.mark.parametrize(
     ("path", "support", "generated"),
     [

@@ -50,6 +50,10 @@
 (short_var_declaration left: (expression_list . (identifier) @assign.name)
   right: (expression_list . (type_assertion_expression type: (_) @assign.type)))
 (field_declaration name: (field_identifier) @assign.name type: (_) @assign.type)
+; `handler := func(c *Context) error { ... }`: a value of a function type, as a `func` field is
+; (only the keyword is kept: the resolver reads no more of it)
+(short_var_declaration left: (expression_list . (identifier) @assign.name)
+  right: (expression_list . (func_literal "func" @assign.type)))
 ; A function literal's typed parameters (`func(c *Context) { c.JSON(...) }`) are names of the
 ; function around it: the literal is no definition of its own.
 (func_literal parameters: (parameter_list (parameter_declaration name: (identifier) @assign.name type: (_) @assign.type)))
