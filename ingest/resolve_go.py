@@ -22,7 +22,7 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from branchgraph.core.extract import Assignment, Definition, Import, local_names
+from branchgraph.core.extract import Assignment, Definition, Import, Reference, local_names
 from branchgraph.core.languages.go import is_test_file, module_name
 from branchgraph.core.model import Edge, FileSubgraph, node_id
 from branchgraph.ingest.incremental import fact
@@ -360,7 +360,7 @@ class GoResolver(Resolver):
             source = self.scope_target(f.path, ref.scope)
             if ref.kind == "call":
                 value = self._resolve_dotted(f.path, ref.scope, ref.raw)
-                if value is None and self._leaves_repository(ref.raw):
+                if value is None and self._leaves_repository(ref.raw) and not self._missing_method(f.path, ref):
                     value = _Ext(ref.raw)
                 edge = self._emit(out, f.path, source, "CALLS", ref.raw, ref.line, value)
                 if edge.resolved and ref.scope is not None:
@@ -374,6 +374,25 @@ class GoResolver(Resolver):
                         continue  # int, string, error: no type of any package
                     value = self._resolve_dotted(f.path, None, name)
                     self._emit(out, f.path, source, edge_type, name, ref.line, value or self._outside(name))
+
+    def _missing_method(self, path: str, ref: Reference) -> bool:
+        """Whether a call names a method its receiver's type surely lacks (`store.Fetch()` on a
+        `*Store` that declares no `Fetch`): a struct or interface of the repository whose
+        embedded types are all of the repository too, and closed the same way. A type over
+        another (`type Level int`) or a library's embedded type may have more."""
+        receiver, _, _method = ref.raw.rpartition(".")
+        if not _DOTTED.match(receiver):
+            return False
+        value = self._resolve_dotted(path, ref.scope, receiver)
+        return isinstance(value, (_Sym, _Inst)) and self._closed(value.symbol, set())
+
+    def _closed(self, cls: _Symbol, seen: set[str]) -> bool:
+        if cls.id in seen or len(seen) > MAX_BASE_DEPTH or cls.label not in ("Class", "Interface"):
+            return False
+        seen.add(cls.id)
+        if not cls.definition.signature.endswith((" struct", " interface")):
+            return False
+        return all(isinstance(base, _Sym) and self._closed(base.symbol, seen) for _, _, base in self._class_bases(cls))
 
     def _outside(self, raw: str) -> _Value:
         """A type name nothing in the repository answers to: predeclared or of another

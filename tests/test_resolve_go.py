@@ -158,6 +158,27 @@ def test_calling_a_value_of_a_function_type_is_dynamic():
     )
 
 
+def test_a_method_an_in_repo_struct_surely_lacks_is_unresolved_not_external():
+    graph = resolve_sources(
+        {
+            "go.mod": GO_MOD,
+            "kv/kv.go": (
+                b'package kv\n\nimport "strings"\n\ntype Store struct{ items map[string]int }\n\n'
+                b"func (s *Store) Get(k string) int { return s.items[k] }\n\n"
+                b"type Cached struct{ *Store }\n\ntype Text struct{ strings.Builder }\n\ntype Level int\n\n"
+                b"func Use(s *Store, c Cached, t *Text, l Level) {\n"
+                b'\ts.Fetch("a")\n\tc.Fetch("a")\n\tt.Grow(1)\n\tl.Fetch()\n}\n'
+            ),
+        },
+        "app",
+    )
+    reasons = unresolved_of_subgraphs(graph)
+    # Store and Cached (embedding only Store) declare every method they have: Fetch is missing.
+    assert reasons["s.Fetch"] == reasons["c.Fetch"] == "unresolved"
+    # What strings.Builder promotes is the library's; a type over another may have more.
+    assert reasons["strings.Builder.Grow"] == "external" and reasons["l.Fetch"] == "external"
+
+
 @pytest.mark.parametrize(
     ("path", "support", "generated"),
     [
