@@ -127,6 +127,9 @@ class Resolver:
         self._in_progress: set[tuple] = set()
         # path -> what resolving its references read (filled by ``build``)
         self.file_reads: dict[str, set[ReadKey]] = {}
+        # (path, scope, name) -> the lines a local is declared on: read only by the file's own
+        # references, so it needs no logging.
+        self._declared_on: dict[tuple[str, int | None, str], set[int]] = {}
 
     def _table(self, tag: str | None = None) -> dict:
         """A table keyed by (path, ...) (or by (name, ...) logged under ``tag``): its reads are
@@ -246,6 +249,21 @@ class Resolver:
             elif isinstance(base, External) and external_base is None:
                 external_base = base
         return External(f"{external_base.name}.{attr}") if external_base is not None else None
+
+    def _note_declaration(self, path: str, scope: int | None, name: str, line: int) -> None:
+        self._declared_on.setdefault((path, scope, name), set()).add(line)
+
+    def _bound_once(self, path: str, scope: int | None, name: str) -> bool:
+        """Whether the local ``name`` seen from ``scope`` is declared once in the scope that
+        binds it: a name declared again in another block (`for (Foo x ...)`, later `Bar x`)
+        is bound to its first declaration only, which may not be the one in force here."""
+        defs = self._file(path).parsed.definitions
+        current = scope
+        while current is not None:
+            if name in self.bindings.get((path, current), {}):
+                return len(self._declared_on.get((path, current, name), ())) <= 1
+            current = defs[current].parent
+        return True
 
     def _bind(self, path: str, scope: int | None, name: str, binding: Binding, keep_existing: bool = False) -> None:
         table = self.bindings.setdefault((path, scope), {})

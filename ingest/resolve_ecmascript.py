@@ -48,7 +48,7 @@ from branchgraph.ingest.ecmascript_modules import External as ExternalModule
 from branchgraph.ingest.ecmascript_modules import ModuleMap
 from branchgraph.ingest.incremental import fact
 from branchgraph.ingest.read_log import GLOBAL, JSX_ELEMENT, stored_key
-from branchgraph.ingest.resolution import Binding, Resolver, is_computed_callee
+from branchgraph.ingest.resolution import MAX_BASE_DEPTH, Binding, Resolver, is_computed_callee
 from branchgraph.ingest.resolution import Elements as _Elements
 from branchgraph.ingest.resolution import External as _Ext
 from branchgraph.ingest.resolution import Instance as _Inst
@@ -77,6 +77,12 @@ _LITERAL_RECEIVER = re.compile(r"^(?:(/.+/[a-z]*)|('.*'|\".*\"|`.*`)|(\[.*\])|\(
 _LITERAL_TYPES = ("RegExp", "String", "Array", "Number")
 _GLOBAL_OBJECTS = frozenset({"window", "globalThis", "global"})
 _GENERIC_ARGS = re.compile(r"<.*>$")
+# Files whose classes declare every member they have (TypeScript, declarations aside).
+_TYPED_SOURCE = re.compile(r"(?<!\.d)\.[mc]?tsx?$")
+# What every object has from Object.prototype.
+_OBJECT_PROTOTYPE = frozenset(
+    "toString toLocaleString valueOf hasOwnProperty isPrototypeOf propertyIsEnumerable constructor".split()
+)
 _GENERIC_TYPE = re.compile(rf"^({_IDENTIFIER}(?:\.{_IDENTIFIER})*)\s*<")
 _WRAPPERS = ("Promise", "PromiseLike", "Readonly", "Partial", "Required", "NonNullable", "Awaited")
 _ARRAY_OF = re.compile(r"(?:Readonly)?Array<(.+)>")
@@ -963,7 +969,11 @@ class EcmaScriptResolver(Resolver):
                 value = self._resolve_dotted(f.path, ref.scope, ref.raw)
                 if value is None:
                     value = _literal_method(ref.raw)
-                if value is None and self._leaves_repository(ref.raw):
+                if (
+                    value is None
+                    and self._leaves_repository(ref.raw)
+                    and not self._missing_method(f.path, ref.raw, ref.scope)
+                ):
                     value = _Ext(ref.raw)
                 # Calling a parameter (`next()`, `resolve(x)`) runs what the caller passed;
                 # calling a value of an in-repo type (a field declared `get: HandlerInterface`)
@@ -993,6 +1003,31 @@ class EcmaScriptResolver(Resolver):
                         # standard library (RequestInit) or of a package's ambient types.
                         value = _Ext(name)
                     self._emit(out, f.path, source, edge_type, name, ref.line, value)
+
+    def _missing_method(self, path: str, raw: str, scope: int | None) -> bool:
+        """Whether a call names a method its receiver surely lacks (`this.fetchIt()` in a class
+        that declares no `fetchIt`, `this.store.fetchIt()` through a typed field): a TypeScript
+        class of the repository whose bases are all such classes too, none merged with an
+        interface of its name, and no method of `Object.prototype`. Only through `this`: a
+        local's binding may be another block's (`const router = ...` in two callbacks), and
+        JavaScript's classes take methods on their prototype at run time."""
+        receiver, _, method = raw.rpartition(".")
+        if method in _OBJECT_PROTOTYPE or not _DOTTED.match(receiver) or not _TYPED_SOURCE.search(path):
+            return False
+        if receiver.split(".", 1)[0] != "this":
+            return False
+        value = self._resolve_dotted(path, scope, receiver)
+        return isinstance(value, (_Sym, _Inst)) and self._closed(value.symbol, set())
+
+    def _closed(self, cls: _Symbol, seen: set[str]) -> bool:
+        if cls.id in seen or len(seen) > MAX_BASE_DEPTH or cls.label != "Class":
+            return False
+        seen.add(cls.id)
+        if not _TYPED_SOURCE.search(cls.file.path) or any(
+            d.kind == "interface" and d.name == cls.definition.name for d in cls.file.parsed.definitions
+        ):
+            return False
+        return all(isinstance(base, _Sym) and self._closed(base.symbol, seen) for _, _, base in self._class_bases(cls))
 
     @staticmethod
     def _outer(f: ParsedSource, scope: int | None) -> int | None:

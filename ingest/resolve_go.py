@@ -175,6 +175,7 @@ class GoResolver(Resolver):
         elif a.scope is None:  # a package variable, seen by every file of the package
             self.package_vars.setdefault(module_name(f.path), {}).setdefault(a.name, (f.path, binding))
         else:
+            self._note_declaration(f.path, a.scope, a.name, a.line)
             self._bind(f.path, a.scope, a.name, binding, keep_existing=True)
 
     # ----- modules --------------------------------------------------------------------
@@ -381,7 +382,7 @@ class GoResolver(Resolver):
         embedded types are all of the repository too, and closed the same way. A type over
         another (`type Level int`) or a library's embedded type may have more."""
         receiver, _, _method = ref.raw.rpartition(".")
-        if not _DOTTED.match(receiver):
+        if not _DOTTED.match(receiver) or not self._bound_once(path, ref.scope, receiver.split(".", 1)[0]):
             return False
         value = self._resolve_dotted(path, ref.scope, receiver)
         return isinstance(value, (_Sym, _Inst)) and self._closed(value.symbol, set())

@@ -202,6 +202,7 @@ class JavaResolver(Resolver):
             self._add_member_name(f.path, a.name)
             self.attributes.setdefault((f.path, a.scope), {}).setdefault(a.name, []).append(binding)
         elif a.scope is not None:
+            self._note_declaration(f.path, a.scope, a.name, a.line)
             # A declared type wins over the value; the first declaration of a name binds it.
             existing = self.bindings.get((f.path, a.scope), {}).get(a.name)
             if existing is None or (a.kind == "annotation" and existing[0] != "annotated"):
@@ -611,6 +612,8 @@ class JavaResolver(Resolver):
         scope = ref.scope
         outer = defs[scope].parent if scope is not None else None
         if outer is not None and defs[outer].kind == "function":
+            return False
+        if not self._bound_once(path, scope, receiver.split(".", 1)[0]):
             return False
         value = self._resolve_dotted(path, scope, receiver)
         if not isinstance(value, (_Sym, _Inst)) or value.symbol.label not in self.TYPE_LABELS:

@@ -76,6 +76,30 @@ def test_tested_by_is_owned_by_the_test_file(webshop_graph):
 # ----- module lookup ----------------------------------------------------------------------
 
 
+def test_a_method_a_typescript_class_surely_lacks_through_this_is_unresolved():
+    graph = resolve(
+        {
+            "package.json": b'{"name": "x"}',
+            "src/store.ts": (
+                b"export class Repo {\n  find() { return 1 }\n}\n\n"
+                b"interface Merged { extra(): void }\nclass Merged {}\n\n"
+                b"export class Store {\n  repo: Repo = new Repo()\n  merged = new Merged()\n"
+                b"  get() {\n    this.fetchIt()\n    this.repo.findAll()\n    this.merged.extra2()\n"
+                b"    return this.toString()\n  }\n}\n\n"
+                b"export function use(s: Store) {\n  s.fetchIt()\n}\n"
+            ),
+            "src/legacy.js": b"export class Old {\n  run() { this.later() }\n}\n",
+        }
+    )
+    reasons = unresolved_of_subgraphs(graph)
+    # Store and Repo declare every method they have; through `this`, the receiver is certain.
+    assert reasons["this.fetchIt"] == reasons["this.repo.findAll"] == "unresolved"
+    # An interface merged into the class adds members; Object.prototype's are everyone's; a
+    # local's binding may be another block's; a JavaScript class gains methods at run time.
+    for raw in ("this.merged.extra2", "this.toString", "s.fetchIt", "this.later"):
+        assert reasons[raw] == "external", raw
+
+
 def test_relative_specifiers_find_extensions_index_files_and_ts_behind_js():
     modules = ModuleMap(["src/a.ts", "src/b/index.tsx", "src/c.js", "src/d.mts"], {})
     assert modules.resolve("src/x.ts", "./a") == "src/a.ts"

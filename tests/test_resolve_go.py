@@ -167,7 +167,8 @@ def test_a_method_an_in_repo_struct_surely_lacks_is_unresolved_not_external():
                 b"func (s *Store) Get(k string) int { return s.items[k] }\n\n"
                 b"type Cached struct{ *Store }\n\ntype Text struct{ strings.Builder }\n\ntype Level int\n\n"
                 b"func Use(s *Store, c Cached, t *Text, l Level) {\n"
-                b'\ts.Fetch("a")\n\tc.Fetch("a")\n\tt.Grow(1)\n\tl.Fetch()\n}\n'
+                b'\ts.Fetch("a")\n\tc.Fetch("a")\n\tt.Grow(1)\n\tl.Fetch()\n'
+                b"\tif s != nil {\n\t\tx := Cached{}\n\t\t_ = x\n\t} else {\n\t\tx := Text{}\n\t\tx.Reset()\n\t}\n}\n"
             ),
         },
         "app",
@@ -177,6 +178,8 @@ def test_a_method_an_in_repo_struct_surely_lacks_is_unresolved_not_external():
     assert reasons["s.Fetch"] == reasons["c.Fetch"] == "unresolved"
     # What strings.Builder promotes is the library's; a type over another may have more.
     assert reasons["strings.Builder.Grow"] == "external" and reasons["l.Fetch"] == "external"
+    # `x` is declared twice (its first binding wins): which one is in force is not read.
+    assert reasons["x.Reset"] == "external"
 
 
 @pytest.mark.parametrize(

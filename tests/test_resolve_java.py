@@ -221,6 +221,8 @@ def test_a_method_an_in_repo_type_surely_lacks_is_unresolved_not_external():
                 "        buffer.available();\n"  # InputStream's
                 "        bean.getSize();\n"  # Lombok's
                 "        Runnable task = new Runnable() { public void run() { this.fire(); } };\n"
+                "        if (point != null) { State s = state; }\n"
+                "        if (bean != null) { Bean s = bean; s.grow(); }\n"  # `s` is bound to its first declaration
                 "    }\n}\n"
             ),
         }
@@ -234,6 +236,7 @@ def test_a_method_an_in_repo_type_surely_lacks_is_unresolved_not_external():
         "java.io.InputStream.available",
         "bean.getSize",
         "this.fire",
+        "s.grow",  # which `s` is in force there is not read: not surely missing
     ):
         assert reasons[raw] == "external", raw
 
