@@ -625,21 +625,17 @@ class JavaResolver(Resolver):
         if cls.id in seen or len(seen) > MAX_BASE_DEPTH:
             return False
         seen.add(cls.id)
-        d = cls.definition
-        if _RECORD_HEADER.search(d.signature) or any(
-            m.startswith(_GENERATORS) for m in self._imported_modules(cls.file)
+        signature = cls.definition.signature
+        if _RECORD_HEADER.search(signature) or any(
+            imp.module.startswith(_GENERATORS) for imp in cls.file.parsed.imports
         ):
             return False
-        if _ENUM_HEADER.search(d.signature) and method in _ENUM_METHODS:
-            return False
-        for _raw, _line, base in self._class_bases(cls):
-            if not isinstance(base, _Sym) or not self._closed(base.symbol, method, seen):
-                return False  # a library base (or one not found) may have the method
-        enum = _enum_of_constant(d, cls.file.parsed.definitions)
-        return enum is None or method not in _ENUM_METHODS
-
-    def _imported_modules(self, f: ParsedSource) -> list[str]:
-        return [imp.module for imp in f.parsed.imports]
+        if _ENUM_HEADER.search(signature) and method in _ENUM_METHODS:
+            return False  # an enum constant's class reaches this through its enum, its base
+        return all(
+            isinstance(base, _Sym) and self._closed(base.symbol, method, seen)  # a library base may have it
+            for _raw, _line, base in self._class_bases(cls)
+        )
 
     def _outside(self, raw: str) -> _Value:
         """A type nothing in the repository answers to: ``java.lang``'s, a qualified name of no
