@@ -71,12 +71,16 @@ def _scope_words(prefix: re.Match[str]) -> str:
     return " ".join(re.split(r"[\s,/]+", scope)).strip() + " " if scope.strip() else ""
 
 
-_DOTTED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
+# A member is written after a dot, or as the documentation conventions of Java, JavaScript and
+# Ruby (``Node#outerHtml``, Javadoc's ``{@link Tag#isBlock}``) and of Rust and C++ (``Foo::new``).
+_DOTTED = re.compile(r"[A-Za-z_]\w*(?:(?:\.|#|::)[A-Za-z_]\w*)+")
+_MEMBER_SEPARATOR = re.compile(r"\.|#|::")
 
 
 def dotted_names(query: str) -> list[list[str]]:
-    """The dotted names a question writes (``requests.get``, ``Flask.run``), split at dots."""
-    return [name.split(".") for name in _DOTTED.findall(query) if not name.replace(".", "").isdigit()]
+    """The dotted names a question writes (``requests.get``, ``Flask.run``, ``Node#outerHtml``),
+    split at their separators."""
+    return [_MEMBER_SEPARATOR.split(name) for name in _DOTTED.findall(query) if not name.replace(".", "").isdigit()]
 
 
 def names_symbol(dotted: list[list[str]], kind: str, qualname: str) -> bool:

@@ -158,6 +158,11 @@ def test_a_dotted_name_in_a_question_names_a_function_through_its_package_or_a_m
     assert names_symbol(dotted, "Method", "flask.app.Flask.run")
     assert not names_symbol(dotted, "Method", "requests.sessions.Session.get")
     assert not names_symbol(dotted, "Function", "flask.cli.run")
+    # Javadoc's and JSDoc's `Class#member` and Rust's `Type::member` name a member too; an issue
+    # reference (`#2493`) names nothing.
+    dotted = dotted_names("Add Node#outerHtml(Appendable) and Parser::new (#2493)")
+    assert dotted == [["Node", "outerHtml"], ["Parser", "new"]]
+    assert names_symbol(dotted, "Method", "org.jsoup.nodes.Node.outerHtml")
 
 
 def test_question_words_match_names_in_another_form_of_the_word():
