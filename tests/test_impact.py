@@ -13,6 +13,7 @@ from gitrepo import commit_files, init_repo, read_tree
 
 from branchgraph import api
 from branchgraph.cli import EXIT_RISK, cli
+from branchgraph.impact.render import to_mermaid
 
 pytestmark = [pytest.mark.neo4j, pytest.mark.postgres]
 
@@ -79,6 +80,8 @@ def test_an_override_is_used_where_the_method_it_overrides_is_called(repo_dir: P
         ("maven", "mvn test -Dsurefire.failIfNoSpecifiedTests=false -Dtest='OrderServiceTest#paidOrdersMoveOn'")
     ]
     assert report.unknowns == {} and report.exact
+    # The overridden method is drawn, dispatching to the changed override.
+    assert '["com.shop.model.OrderStatus.next"] -.->|dispatches to|' in to_mermaid(report)
     # A method of a class with a library base keeps the library's calls as possible users.
     report = api.impact(repo_dir, symbols=["com.shop.util.Ids.IdIterator.next"], config=config)
     assert [u.raw for u in report.unknowns["src/main/java/com/shop/util/Ids.java"]] == ["java.util.Iterator.next"]
