@@ -22,6 +22,7 @@ from branchgraph.core.languages import language_for_path
 
 # A file of the indexed commit by its path (None: no such file).
 ReadFile = Callable[[str], bytes | None]
+_GRADLE_BUILDS = ("build.gradle", "build.gradle.kts")
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,7 +59,7 @@ def run_commands(tests: Sequence[tuple[str, str, str]], read_file: ReadFile) -> 
         chosen = by_family["pytest"]
         out.append(RunCommand("pytest", "pytest " + " ".join(shlex.quote(name) for _, name in chosen), len(chosen)))
     if "junit" in by_family:
-        out.append(_junit(by_family["junit"], read_file))
+        out.extend(_junit(by_family["junit"], read_file))
     if "go" in by_family:
         out.extend(_go(by_family["go"], read_file))
     if "js" in by_family:
@@ -66,14 +67,24 @@ def run_commands(tests: Sequence[tuple[str, str, str]], read_file: ReadFile) -> 
     return out
 
 
-def _junit(chosen: list[tuple[str, str]], read_file: ReadFile) -> RunCommand:
-    """Gradle's ``--tests pkg.Class.method`` for each test, or Surefire's ``-Dtest`` with a
-    class's methods joined by ``+``."""
+def _junit(chosen: list[tuple[str, str]], read_file: ReadFile) -> list[RunCommand]:
+    """Gradle's ``--tests pkg.Class.method`` for each test, a subproject's ``test`` task each
+    (``:core:test``: a filter that matches nothing in a subproject fails its task), or
+    Surefire's ``-Dtest`` with a class's methods joined by ``+``."""
     wrapper = read_file("gradlew") is not None
-    if wrapper or any(read_file(name) is not None for name in ("build.gradle", "build.gradle.kts")):
+    if wrapper or any(read_file(name) is not None for name in _GRADLE_BUILDS):
         gradle = "./gradlew" if wrapper else "gradle"
-        filters = " ".join(f"--tests {shlex.quote(_qualified(path, name))}" for path, name in chosen)
-        return RunCommand("gradle", f"{gradle} test {filters}", len(chosen))
+        by_project: dict[str, list[str]] = {}
+        for path, name in chosen:
+            builds = [d for d, data in (_nearest(path, b, read_file) for b in _GRADLE_BUILDS) if data is not None]
+            project = max(builds, key=len, default="")  # the nearest build file's folder
+            by_project.setdefault(project, []).append(_qualified(path, name))
+        out = []
+        for project, names in sorted(by_project.items()):
+            task = f":{project.replace('/', ':')}:test" if project else "test"
+            filters = " ".join(f"--tests {shlex.quote(n)}" for n in names)
+            out.append(RunCommand("gradle", f"{gradle} {task} {filters}", len(names)))
+        return out
     methods: dict[str, list[str]] = {}
     for _path, name in chosen:
         cls, _, method = name.partition("#")
@@ -81,7 +92,7 @@ def _junit(chosen: list[tuple[str, str]], read_file: ReadFile) -> RunCommand:
     spec = ",".join(f"{cls}#{'+'.join(sorted(set(ms)))}" for cls, ms in sorted(methods.items()))
     # A module without any of the named tests must not fail the build (a multi-module project).
     command = f"mvn test -Dsurefire.failIfNoSpecifiedTests=false -Dtest={shlex.quote(spec)}"
-    return RunCommand("maven", command, len(chosen))
+    return [RunCommand("maven", command, len(chosen))]
 
 
 def _qualified(path: str, name: str) -> str:

@@ -55,6 +55,14 @@ def test_maven_takes_a_class_with_its_methods_and_gradle_one_filter_a_test():
         "./gradlew test --tests com.shop.OrderTest.totals --tests com.shop.OrderTest.adds "
         "--tests com.shop.io.StoreTest.saves"
     )
+    # A multi-project build: each subproject's own test task (a filter matching nothing there
+    # would fail it).
+    multi = [(f"modules/core/{path}", runner, name) for path, runner, name in tests[:2]] + [tests[2]]
+    files = _files(gradlew="#!/bin/sh", settings_dot_gradle_dot_kts="", modules__core__build_dot_gradle_dot_kts="")
+    assert [c.command for c in run_commands(multi, files)] == [
+        "./gradlew test --tests com.shop.io.StoreTest.saves",
+        "./gradlew :modules:core:test --tests com.shop.OrderTest.totals --tests com.shop.OrderTest.adds",
+    ]
 
 
 def test_go_runs_a_package_from_its_modules_directory():
