@@ -5,6 +5,7 @@ sides — a deleted symbol is found on the base side, an added one on the head s
 from __future__ import annotations
 
 import difflib
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,6 +18,8 @@ from branchgraph.core.files import classify, source_lines
 from branchgraph.core.languages import language_for_path
 
 ADDED, MODIFIED, DELETED, SIGNATURE = "added", "modified", "deleted", "signature"
+# A line that is no code: blank, or a comment of the C family's or Python's.
+_NOT_CODE = re.compile(r"^\s*(?:$|//|/\*|\*/|\*(?:\s|$)|#(?![\[!]))")
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,11 +50,17 @@ def changed_symbols(files: list[FileVersions]) -> list[ChangedSymbol]:
         if spec is None:
             continue
         (old_lines, old), (new_lines, new) = _version(spec.name, f.old), _version(spec.name, f.new)
-        removed, added = _changed_lines(old_lines, new_lines)
+        opcodes = _opcodes(old_lines, new_lines)
+        removed = {n for _, i1, i2, _, _ in opcodes for n in range(i1 + 1, i2 + 1)}
+        added = {n for _, _, _, j1, j2 in opcodes for n in range(j1 + 1, j2 + 1)}
+        # Where lines appeared or vanished, the line of the other side they land before.
+        old_gaps = [i1 + 1 for tag, i1, _, _, _ in opcodes if tag == "insert"]
+        new_gaps = [j1 + 1 for tag, _, _, j1, _ in opcodes if tag == "delete"]
         module = spec.conventions.module_name(f.path)
-        old_by_name, new_by_name = dict(_named(old)), dict(_named(new))
-        touched_old = {name for name, d in old_by_name.items() if _innermost_holds(d, old, removed)}
-        touched_new = {name for name, d in new_by_name.items() if _innermost_holds(d, new, added)}
+        old_names, new_names = _named(old), _named(new)
+        old_by_name, new_by_name = dict(old_names), dict(new_names)
+        touched_old = {old_names[i][0] for i in _touched(old_lines, old, removed, old_gaps)}
+        touched_new = {new_names[i][0] for i in _touched(new_lines, new, added, new_gaps)}
         for name in sorted(touched_old | touched_new):
             before, after = old_by_name.get(name), new_by_name.get(name)
             if after is None and before is not None:
@@ -135,17 +144,51 @@ def _version(language: str, data: bytes | None) -> tuple[list[str], list[Definit
 
 
 def _changed_lines(old: list[str], new: list[str]) -> tuple[set[int], set[int]]:
-    """1-based lines removed or changed on the old side, added or changed on the new side. A
-    pure insertion also marks the old line it lands before, so the symbol around it counts."""
+    """1-based lines removed or changed on the old side, added or changed on the new side."""
     removed: set[int] = set()
     added: set[int] = set()
-    matcher = difflib.SequenceMatcher(a=old, b=new, autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+    for _tag, i1, i2, j1, j2 in _opcodes(old, new):
+        removed.update(range(i1 + 1, i2 + 1))
+        added.update(range(j1 + 1, j2 + 1))
+    return removed, added
+
+
+def _opcodes(old: list[str], new: list[str]) -> list[tuple[str, int, int, int, int]]:
+    """difflib's changes of ``old`` into ``new``, a pure insertion or deletion slid down past
+    the lines it repeats, as git places it: a method added after another begins with its own
+    header, not with the closing brace and blank line the two share."""
+    out: list[tuple[str, int, int, int, int]] = []
+    opcodes = difflib.SequenceMatcher(a=old, b=new, autojunk=False).get_opcodes()
+    for index, (tag, i1, i2, j1, j2) in enumerate(opcodes):
         if tag == "equal":
             continue
-        removed.update(range(i1 + 1, i2 + 1) if i2 > i1 else [min(i1 + 1, max(len(old), 1))])
-        added.update(range(j1 + 1, j2 + 1) if j2 > j1 else [min(j1 + 1, max(len(new), 1))])
-    return removed, added
+        after = opcodes[index + 1] if index + 1 < len(opcodes) else None
+        room = after[2] - after[1] if after is not None and after[0] == "equal" else 0
+        shift = 0
+        if tag == "insert":
+            while shift < room and new[j1 + shift] == new[j2 + shift]:
+                shift += 1
+        elif tag == "delete":
+            while shift < room and old[i1 + shift] == old[i2 + shift]:
+                shift += 1
+        out.append((tag, i1 + shift, i2 + shift, j1 + shift, j2 + shift))
+    return out
+
+
+def _touched(lines: list[str], defs: list[Definition], changed: set[int], gaps: list[int]) -> set[int]:
+    """The indexes of the definitions a change touches on one side: those innermost around a
+    changed line of code (not a blank or comment line: a method added with its Javadoc adds
+    lines to its class that change nothing of it), and the function a pure insertion or deletion
+    on the other side lands inside (``gaps``: the line it lands before). Landing between two
+    members of a class changes no member: the member added or removed is the change."""
+    code = {n for n in changed if n <= len(lines) and not _NOT_CODE.match(lines[n - 1])}
+    touched = {i for i, d in enumerate(defs) if _innermost_holds(d, defs, code)}
+    for line in gaps:
+        around = [i for i, d in enumerate(defs) if d.start_line < line <= d.end_line]
+        innermost = max(around, key=lambda i: defs[i].start_line, default=None)
+        if innermost is not None and defs[innermost].kind not in ("class", "interface"):
+            touched.add(innermost)
+    return touched
 
 
 def _named(defs: list[Definition]) -> list[tuple[str, Definition]]:

@@ -1,0 +1,69 @@
+"""A diff read symbol by symbol, without any database: what a hunk touches on each side, with
+a pure insertion placed as git places it and lines that are no code left out."""
+
+from __future__ import annotations
+
+from branchgraph.impact.changes import FileVersions, changed_symbols
+
+JAVA = b"""package com.shop;
+
+class Tokens {
+    void emit(String s) {
+        log(s);
+    }
+
+    void transition(int state) {
+        this.state = state;
+    }
+}
+"""
+
+PYTHON = b'''class A:
+    """Doc."""
+
+    def one(self):
+        return 1
+
+    def two(self):
+        x = 1
+        return x
+
+
+def f():
+    def inner():
+        return 2
+
+    return inner()
+'''
+
+
+def _changes(path: str, old: bytes, new: bytes) -> list[tuple[str, str]]:
+    return [(c.qualname, c.change) for c in changed_symbols([FileVersions(path, old, new)])]
+
+
+def test_a_method_added_between_two_touches_neither_nor_its_class():
+    path = "src/main/java/com/shop/Tokens.java"
+    added = b"    /** Twice. */\n    void twice(int state) {\n        transition(state);\n    }\n\n"
+    new = JAVA.replace(b"    void transition(", added + b"    void transition(", 1)
+    # difflib would open the insertion with emit's closing brace and the blank line after it.
+    assert _changes(path, JAVA, new) == [("com.shop.Tokens.twice", "added")]
+    body = JAVA.replace(b"        this.state = state;\n", b"        this.state = state;\n        log(null);\n")
+    assert _changes(path, JAVA, body) == [("com.shop.Tokens.transition", "modified")]
+
+
+def test_python_insertions_deletions_comments_and_blank_lines():
+    method = PYTHON.replace(
+        b"    def two(self):", b"    def new(self):\n        return 0\n\n    # below\n    def two(self):"
+    )
+    assert _changes("m.py", PYTHON, method) == [("m.A.new", "added")]
+    attribute = PYTHON.replace(b'    """Doc."""\n', b'    """Doc."""\n    size = 3\n')
+    assert _changes("m.py", PYTHON, attribute) == [("m.A", "modified")]
+    # A nested function removed changes the function it was in.
+    assert _changes("m.py", PYTHON, PYTHON.replace(b"    def inner():\n        return 2\n\n", b"")) == [
+        ("m.f", "modified"),
+        ("m.f.inner", "deleted"),
+    ]
+    # A comment as a body's first line is no new signature; a blank line between methods no change.
+    comment = PYTHON.replace(b"        x = 1\n", b"        # set x\n        x = 1\n")
+    assert _changes("m.py", PYTHON, comment) == [("m.A.two", "modified")]
+    assert _changes("m.py", PYTHON, PYTHON.replace(b"        return 1\n\n", b"        return 1\n\n\n")) == []
