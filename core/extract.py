@@ -26,7 +26,7 @@ from branchgraph.core.languages import Conventions, language_named, new_parser, 
 from branchgraph.core.model import content_hash
 
 # Bumped whenever extraction output changes, so caches keyed by blob SHA are invalidated.
-EXTRACTOR_VERSION = 44
+EXTRACTOR_VERSION = 43
 
 _MAX_RAW = 200
 # A type annotation is kept longer: a generic function type or builder type cut short says

@@ -19,6 +19,7 @@ from branchgraph.core.languages import language_for_path
 
 ADDED, MODIFIED, DELETED, SIGNATURE = "added", "modified", "deleted", "signature"
 # A line that is no code: blank, or a comment of the C family's or Python's.
+_TRAILING_COMMENT = re.compile(r":\s*#.*$")
 _NOT_CODE = re.compile(r"^\s*(?:$|//|/\*|\*/|\*(?:\s|$)|#(?![\[!]))")
 
 
@@ -68,7 +69,7 @@ def changed_symbols(files: list[FileVersions]) -> list[ChangedSymbol]:
             elif before is None and after is not None:
                 change, shown = ADDED, after
             elif before is not None and after is not None:
-                change = SIGNATURE if before.signature != after.signature else MODIFIED
+                change = SIGNATURE if _header(before) != _header(after) else MODIFIED
                 shown = after
             else:
                 continue
@@ -189,6 +190,12 @@ def _touched(lines: list[str], defs: list[Definition], changed: set[int], gaps: 
         if innermost is not None and defs[innermost].kind not in ("class", "interface"):
             touched.add(innermost)
     return touched
+
+
+def _header(d: Definition) -> str:
+    """A definition's signature without a comment written after it (Python's signature text
+    keeps one that follows the header's colon: ``def two(self): # set x``)."""
+    return _TRAILING_COMMENT.sub("", d.signature)
 
 
 def _named(defs: list[Definition]) -> list[tuple[str, Definition]]:

@@ -29,11 +29,9 @@ def clean_docstring(text: str) -> str:
 
 
 def signature(node: Node, source: bytes) -> str:
-    """A definition's header up to its body, on one line, without the trailing colon (nor a
-    comment after it: ``def f(): # note`` is ``def f()``)."""
+    """A definition's header up to its body, on one line, without the trailing colon."""
     body = node.child_by_field_name("body")
-    colon = next((c for c in reversed(node.children) if c.type == ":"), None)
-    end = colon.start_byte if colon is not None else body.start_byte if body is not None else node.end_byte
+    end = body.start_byte if body is not None else node.end_byte
     header = source[node.start_byte : end].decode("utf-8", "replace")
     return " ".join(header.rstrip().rstrip(":").split())
 
