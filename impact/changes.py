@@ -18,8 +18,9 @@ from branchgraph.core.files import classify, source_lines
 from branchgraph.core.languages import language_for_path
 
 ADDED, MODIFIED, DELETED, SIGNATURE = "added", "modified", "deleted", "signature"
-# A line that is no code: blank, or a comment of the C family's or Python's.
+# A comment after a Python header's colon, which its signature text keeps.
 _TRAILING_COMMENT = re.compile(r":\s*#.*$")
+# A line that is no code: blank, or a comment of the C family's or Python's.
 _NOT_CODE = re.compile(r"^\s*(?:$|//|/\*|\*/|\*(?:\s|$)|#(?![\[!]))")
 
 
