@@ -250,6 +250,25 @@ class Resolver:
                 external_base = base
         return External(f"{external_base.name}.{attr}") if external_base is not None else None
 
+    def _closed(self, cls: ResolvedSymbol, method: str, seen: set[str]) -> bool:
+        """Whether ``method`` is surely none of ``cls``'s: the type and every base it has,
+        through in-repo bases only, declares all its members in the repository
+        (``_members_known``). A call of such a method is a mistake, not a library's call."""
+        if cls.id in seen or len(seen) > MAX_BASE_DEPTH or cls.label not in self.TYPE_LABELS:
+            return False
+        seen.add(cls.id)
+        if not self._members_known(cls, method):
+            return False
+        return all(
+            isinstance(base, SymbolValue) and self._closed(base.symbol, method, seen)  # a library base may have it
+            for _raw, _line, base in self._class_bases(cls)
+        )
+
+    def _members_known(self, cls: ResolvedSymbol, method: str) -> bool:
+        """Whether the language says every member of ``cls`` (but ``method``'s kind of
+        implicit ones) is declared in its source: none by default."""
+        return False
+
     def _note_declaration(self, path: str, scope: int | None, name: str, line: int) -> None:
         self._declared_on.setdefault((path, scope, name), set()).add(line)
 

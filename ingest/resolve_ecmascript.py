@@ -48,7 +48,7 @@ from branchgraph.ingest.ecmascript_modules import External as ExternalModule
 from branchgraph.ingest.ecmascript_modules import ModuleMap
 from branchgraph.ingest.incremental import fact
 from branchgraph.ingest.read_log import GLOBAL, JSX_ELEMENT, stored_key
-from branchgraph.ingest.resolution import MAX_BASE_DEPTH, Binding, Resolver, is_computed_callee
+from branchgraph.ingest.resolution import Binding, Resolver, is_computed_callee
 from branchgraph.ingest.resolution import Elements as _Elements
 from branchgraph.ingest.resolution import External as _Ext
 from branchgraph.ingest.resolution import Instance as _Inst
@@ -1017,17 +1017,16 @@ class EcmaScriptResolver(Resolver):
         if receiver.split(".", 1)[0] != "this":
             return False
         value = self._resolve_dotted(path, scope, receiver)
-        return isinstance(value, (_Sym, _Inst)) and self._closed(value.symbol, set())
+        return isinstance(value, (_Sym, _Inst)) and self._closed(value.symbol, method, set())
 
-    def _closed(self, cls: _Symbol, seen: set[str]) -> bool:
-        if cls.id in seen or len(seen) > MAX_BASE_DEPTH or cls.label != "Class":
-            return False
-        seen.add(cls.id)
-        if not _TYPED_SOURCE.search(cls.file.path) or any(
-            d.kind == "interface" and d.name == cls.definition.name for d in cls.file.parsed.definitions
-        ):
-            return False
-        return all(isinstance(base, _Sym) and self._closed(base.symbol, seen) for _, _, base in self._class_bases(cls))
+    def _members_known(self, cls: _Symbol, method: str) -> bool:
+        """A TypeScript class (not an interface: declarations merge) into which no interface
+        of its name merges."""
+        return (
+            cls.label == "Class"
+            and _TYPED_SOURCE.search(cls.file.path) is not None
+            and not any(d.kind == "interface" and d.name == cls.definition.name for d in cls.file.parsed.definitions)
+        )
 
     @staticmethod
     def _outer(f: ParsedSource, scope: int | None) -> int | None:

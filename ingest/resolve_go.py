@@ -381,19 +381,16 @@ class GoResolver(Resolver):
         `*Store` that declares no `Fetch`): a struct or interface of the repository whose
         embedded types are all of the repository too, and closed the same way. A type over
         another (`type Level int`) or a library's embedded type may have more."""
-        receiver, _, _method = ref.raw.rpartition(".")
+        receiver, _, method = ref.raw.rpartition(".")
         if not _DOTTED.match(receiver) or not self._bound_once(path, ref.scope, receiver.split(".", 1)[0]):
             return False
         value = self._resolve_dotted(path, ref.scope, receiver)
-        return isinstance(value, (_Sym, _Inst)) and self._closed(value.symbol, set())
+        return isinstance(value, (_Sym, _Inst)) and self._closed(value.symbol, method, set())
 
-    def _closed(self, cls: _Symbol, seen: set[str]) -> bool:
-        if cls.id in seen or len(seen) > MAX_BASE_DEPTH or cls.label not in ("Class", "Interface"):
-            return False
-        seen.add(cls.id)
-        if not cls.definition.signature.endswith((" struct", " interface")):
-            return False
-        return all(isinstance(base, _Sym) and self._closed(base.symbol, seen) for _, _, base in self._class_bases(cls))
+    def _members_known(self, cls: _Symbol, method: str) -> bool:
+        """A struct's or an interface's (their embedded types are bases); a type over another
+        (`type Level int`, `type R io.Reader`) may have its underlying type's."""
+        return cls.definition.signature.endswith((" struct", " interface"))
 
     def _outside(self, raw: str) -> _Value:
         """A type name nothing in the repository answers to: predeclared or of another

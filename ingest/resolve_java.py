@@ -620,22 +620,15 @@ class JavaResolver(Resolver):
             return False
         return self._closed(value.symbol, method, set())
 
-    def _closed(self, cls: _Symbol, method: str, seen: set[str]) -> bool:
-        """Whether every member of ``cls`` is known (see ``_missing_member``)."""
-        if cls.id in seen or len(seen) > MAX_BASE_DEPTH:
-            return False
-        seen.add(cls.id)
+    def _members_known(self, cls: _Symbol, method: str) -> bool:
+        """Not a record's (its accessors are written nowhere) nor a class of a file importing a
+        code generator; an enum has Enum's methods (an enum constant's class, through its enum)."""
         signature = cls.definition.signature
         if _RECORD_HEADER.search(signature) or any(
             imp.module.startswith(_GENERATORS) for imp in cls.file.parsed.imports
         ):
             return False
-        if _ENUM_HEADER.search(signature) and method in _ENUM_METHODS:
-            return False  # an enum constant's class reaches this through its enum, its base
-        return all(
-            isinstance(base, _Sym) and self._closed(base.symbol, method, seen)  # a library base may have it
-            for _raw, _line, base in self._class_bases(cls)
-        )
+        return not (_ENUM_HEADER.search(signature) and method in _ENUM_METHODS)
 
     def _outside(self, raw: str) -> _Value:
         """A type nothing in the repository answers to: ``java.lang``'s, a qualified name of no
