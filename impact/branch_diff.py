@@ -12,11 +12,13 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
+from branchgraph.core.model import BRANCH_PREFIX_LEN
 from branchgraph.graph.protocols import GraphReader
 from branchgraph.impact.state_memo import StateMemo
 from branchgraph.impact.test_selection import read_test_files_ahead, select_tests
 
 _LISTED_EDGES = 200  # edges listed per side; the counts by type are always complete
+_SymbolKey = tuple[str, str, str, str]  # path, kind, qualname, the id after its branch prefix
 
 
 @dataclass(slots=True)
@@ -95,7 +97,7 @@ def diff_branches(graph: GraphReader, repo: str, base: str, head: str, memo: Sta
 
 
 def _symbol_changes(
-    before: dict[tuple[str, str, str], dict[str, Any]], after: dict[tuple[str, str, str], dict[str, Any]]
+    before: dict[_SymbolKey, dict[str, Any]], after: dict[_SymbolKey, dict[str, Any]]
 ) -> dict[str, list[dict[str, Any]]]:
     both = sorted(set(before) & set(after))
     groups = {
@@ -127,14 +129,14 @@ def _files(graph: GraphReader, repo: str, branch: str) -> dict[str, str]:
     return {r["path"]: r["blob"] for r in rows}
 
 
-def _symbols(
-    graph: GraphReader, repo: str, branch: str, paths: list[str]
-) -> dict[tuple[str, str, str], dict[str, Any]]:
+def _symbols(graph: GraphReader, repo: str, branch: str, paths: list[str]) -> dict[_SymbolKey, dict[str, Any]]:
     return {_key(s): s for s in graph.named_query("file_symbols", _params(repo, branch, paths), limit=1_000_000)}
 
 
-def _key(symbol: dict[str, Any]) -> tuple[str, str, str]:
-    return symbol["path"], symbol["kind"], symbol["qualname"]
+def _key(symbol: dict[str, Any]) -> _SymbolKey:
+    """A symbol as both branches name it: overloads share a qualname (Java's `emit(String)` and
+    `emit(char[])`) and are told apart by their ordinal, the id's part after the branch's."""
+    return symbol["path"], symbol["kind"], symbol["qualname"], symbol["id"][BRANCH_PREFIX_LEN:]
 
 
 def _brief(symbol: dict[str, Any]) -> dict[str, Any]:

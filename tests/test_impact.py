@@ -256,6 +256,25 @@ def test_the_graph_diff_of_two_branches(shop_repo: Path, config):
     assert shown.exit_code == 0 and "Broken references" in shown.output
 
 
+def test_the_graph_diff_tells_overloads_apart(repo_dir: Path, config, javashop_sources):
+    """Order.addLine has two overloads, one qualname: a method added above them shifts both,
+    and neither is a new signature (each compared with itself, not with the other)."""
+    repo = init_repo(repo_dir)
+    commit_files(repo, javashop_sources)
+    api.ingest(repo_dir, config=config)
+    order = "src/main/java/com/shop/model/Order.java"
+    added = b"    public int size() {\n        return lines.size();\n    }\n\n    public Order addLine(String sku"
+    feature = {
+        **javashop_sources,
+        order: javashop_sources[order].replace(b"    public Order addLine(String sku", added, 1),
+    }
+    commit_files(repo, feature, branch="feature", parents=[repo.refs[b"refs/heads/main"]])
+    api.ingest(repo_dir, branch="feature", config=config)
+    d = api.diff("main", "feature", repo_dir, config=config).to_dict()
+    names = {group: {s["qualname"] for s in d["symbols"][group]} for group in d["symbols"]}
+    assert names == {"added": {"com.shop.model.Order.size"}, "removed": set(), "signature": set(), "modified": set()}
+
+
 def test_an_edge_keeps_every_call_site(repo_dir: Path, config, graph_store):
     from gitrepo import init_repo
 
