@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -59,12 +60,16 @@ def changed_symbols(files: list[FileVersions]) -> list[ChangedSymbol]:
         old_gaps = [i1 + 1 for tag, i1, _, _, _ in opcodes if tag == "insert"]
         new_gaps = [j1 + 1 for tag, _, _, j1, _ in opcodes if tag == "delete"]
         module = spec.conventions.module_name(f.path)
-        old_names, new_names = _named(old), _named(new)
-        old_by_name, new_by_name = dict(old_names), dict(new_names)
-        touched_old = {old_names[i][0] for i in _touched(old_lines, old, removed, old_gaps)}
-        touched_new = {new_names[i][0] for i in _touched(new_lines, new, added, new_gaps)}
-        for name in sorted(touched_old | touched_new):
-            before, after = old_by_name.get(name), new_by_name.get(name)
+        # A name several definitions share on either side (Java's overloads) tells them apart
+        # by their headers: a new overload is added, not the old one modified.
+        repeated = {n for defs in (old, new) for n, c in Counter(local_names(defs)).items() if c > 1}
+        old_keys, new_keys = _keyed(old, repeated), _keyed(new, repeated)
+        old_by_key, new_by_key = dict(zip(old_keys, old, strict=True)), dict(zip(new_keys, new, strict=True))
+        touched_old = {old_keys[i] for i in _touched(old_lines, old, removed, old_gaps)}
+        touched_new = {new_keys[i] for i in _touched(new_lines, new, added, new_gaps)}
+        for key in sorted(touched_old | touched_new):
+            name = key[0]
+            before, after = old_by_key.get(key), new_by_key.get(key)
             if after is None and before is not None:
                 change, shown = DELETED, before
             elif before is None and after is not None:
@@ -199,8 +204,15 @@ def _header(d: Definition) -> str:
     return _TRAILING_COMMENT.sub("", d.signature)
 
 
-def _named(defs: list[Definition]) -> list[tuple[str, Definition]]:
-    return list(zip(local_names(defs), defs, strict=True))
+def _keyed(defs: list[Definition], repeated: set[str]) -> list[tuple[str, str, int]]:
+    """Each definition's (local name, header when the name repeats, ordinal among equals)."""
+    seen: Counter[tuple[str, str]] = Counter()
+    keys = []
+    for name, d in zip(local_names(defs), defs, strict=True):
+        header = _header(d) if name in repeated else ""
+        keys.append((name, header, seen[(name, header)]))
+        seen[(name, header)] += 1
+    return keys
 
 
 def _innermost_holds(d: Definition, defs: list[Definition], lines: set[int]) -> bool:

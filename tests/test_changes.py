@@ -67,3 +67,35 @@ def test_python_insertions_deletions_comments_and_blank_lines():
     comment = PYTHON.replace(b"        x = 1\n", b"        # set x\n        x = 1\n")
     assert _changes("m.py", PYTHON, comment) == [("m.A.two", "modified")]
     assert _changes("m.py", PYTHON, PYTHON.replace(b"        return 1\n\n", b"        return 1\n\n\n")) == []
+
+
+OVERLOADS = b"""package p;
+
+class T {
+    void emit(String s) {
+        log(s);
+    }
+
+    void emit(char[] c) {
+        log(new String(c));
+    }
+}
+"""
+
+
+def test_overloads_sharing_a_name_are_told_apart_by_their_headers():
+    path = "src/main/java/p/T.java"
+    added = OVERLOADS.replace(
+        b"    void emit(char[] c) {", b"    void emit(int n) {\n        log(n);\n    }\n\n    void emit(char[] c) {"
+    )
+    assert [(c.change, c.start_line) for c in changed_symbols([FileVersions(path, OVERLOADS, added)])] == [
+        ("added", 8)  # the new overload, not the one it was written above
+    ]
+    edited = OVERLOADS.replace(b"log(new String(c));", b"log(String.valueOf(c));")
+    assert [(c.change, c.start_line) for c in changed_symbols([FileVersions(path, OVERLOADS, edited)])] == [
+        ("modified", 8)
+    ]
+    # An overload's header changed is another overload: one gone, one new.
+    resigned = OVERLOADS.replace(b"void emit(String s)", b"void emit(CharSequence s)")
+    changes = {(c.change, c.start_line) for c in changed_symbols([FileVersions(path, OVERLOADS, resigned)])}
+    assert changes == {("added", 4), ("deleted", 4)}
