@@ -27,7 +27,7 @@ _GRADLE_BUILDS = ("build.gradle", "build.gradle.kts")
 
 @dataclass(frozen=True, slots=True)
 class RunCommand:
-    runner: str  # pytest, maven, gradle, go, jest, vitest
+    runner: str  # pytest, maven, gradle, go, jest, vitest, mocha
     command: str  # a shell command line, run from the repository's root
     tests: int  # how many of the selected tests it runs
 
@@ -139,20 +139,32 @@ def _go(chosen: list[tuple[str, str]], read_file: ReadFile) -> list[RunCommand]:
     return out
 
 
+# How each runner is asked for some files' tests whose full titles match a pattern.
+_JS_RUNS = {"vitest": ("npx vitest run", "-t"), "jest": ("npx jest", "-t"), "mocha": ("npx mocha", "--grep")}
+
+
+def _js_runner(manifest: bytes) -> str:
+    """The runner a package.json names: vitest, else mocha when it names no jest, else jest."""
+    if b'"vitest"' in manifest:
+        return "vitest"
+    return "mocha" if b'"mocha"' in manifest and b'"jest"' not in manifest else "jest"
+
+
 def _js(chosen: list[tuple[str, str]], read_file: ReadFile) -> list[RunCommand]:
-    """``npx vitest run FILES -t PATTERN`` (or jest) a package: the pattern matches each
-    selected test's full name, and the tests inside a selected ``describe``."""
+    """``npx vitest run FILES -t PATTERN`` (jest's ``-t``, mocha's ``--grep``) a package: the
+    pattern matches each selected test's full name, and the tests inside a selected
+    ``describe``."""
     by_package: dict[str, tuple[str, list[tuple[str, str]]]] = {}
     for path, name in chosen:
         directory, manifest = _nearest(path, "package.json", read_file)
-        runner = "vitest" if manifest is not None and b'"vitest"' in manifest else "jest"
+        runner = _js_runner(manifest or b"")
         by_package.setdefault(directory, (runner, []))[1].append((path, name))
     out = []
     for directory, (runner, tests) in sorted(by_package.items()):
         files = sorted({path[len(directory) :].lstrip("/") if directory else path for path, _ in tests})
         titles = sorted({name for _, name in tests})
         pattern = "^(" + "|".join(re.escape(t).replace(r"\ ", "[ .]") for t in titles) + ")( |$)"
-        run = "npx vitest run" if runner == "vitest" else "npx jest"
-        command = f"{run} {' '.join(shlex.quote(f) for f in files)} -t {shlex.quote(pattern)}"
+        run, flag = _JS_RUNS[runner]
+        command = f"{run} {' '.join(shlex.quote(f) for f in files)} {flag} {shlex.quote(pattern)}"
         out.append(RunCommand(runner, _in(directory, command), len(tests)))
     return out

@@ -103,3 +103,5 @@ def test_js_picks_vitest_or_jest_by_the_nearest_package_json_and_matches_full_ti
     assert not pattern.search("Cart removes a line")
     orders = re.compile(_pattern(api.command))
     assert orders.search("orders lists them") and not orders.search("ordersX")
+    [mocha] = run_commands(tests[2:], _files(api__package_dot_json='{"devDependencies": {"mocha": "^10"}}'))
+    assert mocha.runner == "mocha" and mocha.command.startswith("(cd api && npx mocha test/orders.spec.js --grep ")
