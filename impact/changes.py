@@ -54,8 +54,7 @@ def changed_symbols(files: list[FileVersions]) -> list[ChangedSymbol]:
             continue
         (old_lines, old), (new_lines, new) = _version(spec.name, f.old), _version(spec.name, f.new)
         opcodes = _opcodes(old_lines, new_lines)
-        removed = {n for _, i1, i2, _, _ in opcodes for n in range(i1 + 1, i2 + 1)}
-        added = {n for _, _, _, j1, j2 in opcodes for n in range(j1 + 1, j2 + 1)}
+        removed, added = _changed_lines(opcodes)
         # Where lines appeared or vanished, the line of the other side they land before.
         old_gaps = [i1 + 1 for tag, i1, _, _, _ in opcodes if tag == "insert"]
         new_gaps = [j1 + 1 for tag, _, _, j1, _ in opcodes if tag == "delete"]
@@ -90,7 +89,7 @@ def changed_symbols(files: list[FileVersions]) -> list[ChangedSymbol]:
 def added_lines(files: list[FileVersions]) -> dict[str, set[int]]:
     """Per source file that exists after the change, its new or changed lines (1-based)."""
     return {
-        f.path: _changed_lines(_lines(f.old), _lines(f.new))[1]
+        f.path: _changed_lines(_opcodes(_lines(f.old), _lines(f.new)))[1]
         for f in files
         if f.new is not None and language_for_path(f.path) is not None
     }
@@ -150,11 +149,11 @@ def _version(language: str, data: bytes | None) -> tuple[list[str], list[Definit
     return source_lines(verdict.text), extract(language, verdict.data).definitions
 
 
-def _changed_lines(old: list[str], new: list[str]) -> tuple[set[int], set[int]]:
+def _changed_lines(opcodes: list[tuple[str, int, int, int, int]]) -> tuple[set[int], set[int]]:
     """1-based lines removed or changed on the old side, added or changed on the new side."""
     removed: set[int] = set()
     added: set[int] = set()
-    for _tag, i1, i2, j1, j2 in _opcodes(old, new):
+    for _tag, i1, i2, j1, j2 in opcodes:
         removed.update(range(i1 + 1, i2 + 1))
         added.update(range(j1 + 1, j2 + 1))
     return removed, added

@@ -37,13 +37,13 @@ def selector(path: str, qualname: str, module: str) -> tuple[str, str]:
     continues ``module``: pytest, junit, go or js."""
     local = qualname[len(module) + 1 :] if module and qualname.startswith(module + ".") else qualname
     language = language_for_path(path)
-    name = language.name if language is not None else "python"
+    name = language.resolver if language is not None else "python"  # a language's family
     if name == "java":
         *classes, method = local.split(".")
         return "junit", f"{'$'.join(classes)}#{method}" if classes else method
     if name == "go":
         return "go", local
-    if name in ("typescript", "tsx", "javascript"):
+    if name == "ecmascript":
         return "js", local.replace(".", " ")  # a title with a dot reads as two; -t matches both ways
     return "pytest", "::".join([path, *local.split(".")])
 

@@ -250,6 +250,24 @@ class Resolver:
                 external_base = base
         return External(f"{external_base.name}.{attr}") if external_base is not None else None
 
+    def _lacks_method(self, path: str, scope: int | None, raw: str) -> bool:
+        """Whether the call ``raw`` (``receiver.method``) names a method its receiver's type
+        surely lacks (``store.fetch()`` on a type declaring no ``fetch``): a mistake, not a
+        library's call. The receiver's binding is certain (``_receiver_certain``), it is a type
+        of the repository, and the method is none of its (``_closed``)."""
+        receiver, _, method = raw.rpartition(".")
+        if not self.DOTTED.match(receiver) or not self._receiver_certain(
+            path, scope, receiver.split(".", 1)[0], method
+        ):
+            return False
+        value = self._resolve_dotted(path, scope, receiver)
+        return isinstance(value, (SymbolValue, Instance)) and self._closed(value.symbol, method, set())
+
+    def _receiver_certain(self, path: str, scope: int | None, head: str, method: str) -> bool:
+        """Whether the receiver's first name ``head`` holds one value where ``method`` is
+        called on it: a local declared once (``_bound_once``); a language narrows this."""
+        return self._bound_once(path, scope, head)
+
     def _closed(self, cls: ResolvedSymbol, method: str, seen: set[str]) -> bool:
         """Whether ``method`` is surely none of ``cls``'s: the type and every base it has,
         through in-repo bases only, declares all its members in the repository

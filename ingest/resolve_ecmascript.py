@@ -972,7 +972,7 @@ class EcmaScriptResolver(Resolver):
                 if (
                     value is None
                     and self._leaves_repository(ref.raw)
-                    and not self._missing_method(f.path, ref.raw, ref.scope)
+                    and not self._lacks_method(f.path, ref.scope, ref.raw)
                 ):
                     value = _Ext(ref.raw)
                 # Calling a parameter (`next()`, `resolve(x)`) runs what the caller passed;
@@ -1004,20 +1004,11 @@ class EcmaScriptResolver(Resolver):
                         value = _Ext(name)
                     self._emit(out, f.path, source, edge_type, name, ref.line, value)
 
-    def _missing_method(self, path: str, raw: str, scope: int | None) -> bool:
-        """Whether a call names a method its receiver surely lacks (`this.fetchIt()` in a class
-        that declares no `fetchIt`, `this.store.fetchIt()` through a typed field): a TypeScript
-        class of the repository whose bases are all such classes too, none merged with an
-        interface of its name, and no method of `Object.prototype`. Only through `this`: a
-        local's binding may be another block's (`const router = ...` in two callbacks), and
+    def _receiver_certain(self, path: str, scope: int | None, head: str, method: str) -> bool:
+        """Only through ``this`` in TypeScript (a local's binding may be another block's:
+        ``const router = ...`` in two callbacks), never for a method of ``Object.prototype``;
         JavaScript's classes take methods on their prototype at run time."""
-        receiver, _, method = raw.rpartition(".")
-        if method in _OBJECT_PROTOTYPE or not _DOTTED.match(receiver) or not _TYPED_SOURCE.search(path):
-            return False
-        if receiver.split(".", 1)[0] != "this":
-            return False
-        value = self._resolve_dotted(path, scope, receiver)
-        return isinstance(value, (_Sym, _Inst)) and self._closed(value.symbol, method, set())
+        return head == "this" and method not in _OBJECT_PROTOTYPE and _TYPED_SOURCE.search(path) is not None
 
     def _members_known(self, cls: _Symbol, method: str) -> bool:
         """A TypeScript class (not an interface: declarations merge) into which no interface

@@ -22,7 +22,7 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from branchgraph.core.extract import Assignment, Definition, Import, Reference, local_names
+from branchgraph.core.extract import Assignment, Definition, Import, local_names
 from branchgraph.core.languages.go import is_test_file, module_name
 from branchgraph.core.model import Edge, FileSubgraph, node_id
 from branchgraph.ingest.incremental import fact
@@ -361,7 +361,11 @@ class GoResolver(Resolver):
             source = self.scope_target(f.path, ref.scope)
             if ref.kind == "call":
                 value = self._resolve_dotted(f.path, ref.scope, ref.raw)
-                if value is None and self._leaves_repository(ref.raw) and not self._missing_method(f.path, ref):
+                if (
+                    value is None
+                    and self._leaves_repository(ref.raw)
+                    and not self._lacks_method(f.path, ref.scope, ref.raw)
+                ):
                     value = _Ext(ref.raw)
                 edge = self._emit(out, f.path, source, "CALLS", ref.raw, ref.line, value)
                 if edge.resolved and ref.scope is not None:
@@ -375,17 +379,6 @@ class GoResolver(Resolver):
                         continue  # int, string, error: no type of any package
                     value = self._resolve_dotted(f.path, None, name)
                     self._emit(out, f.path, source, edge_type, name, ref.line, value or self._outside(name))
-
-    def _missing_method(self, path: str, ref: Reference) -> bool:
-        """Whether a call names a method its receiver's type surely lacks (`store.Fetch()` on a
-        `*Store` that declares no `Fetch`): a struct or interface of the repository whose
-        embedded types are all of the repository too, and closed the same way. A type over
-        another (`type Level int`) or a library's embedded type may have more."""
-        receiver, _, method = ref.raw.rpartition(".")
-        if not _DOTTED.match(receiver) or not self._bound_once(path, ref.scope, receiver.split(".", 1)[0]):
-            return False
-        value = self._resolve_dotted(path, ref.scope, receiver)
-        return isinstance(value, (_Sym, _Inst)) and self._closed(value.symbol, method, set())
 
     def _members_known(self, cls: _Symbol, method: str) -> bool:
         """A struct's or an interface's (their embedded types are bases); a type over another

@@ -107,6 +107,7 @@ class JavaResolver(Resolver):
 
     TYPE_LABELS = ("Class", "Interface")
     ENCLOSING_KINDS = ("class", "interface")  # an interface's default methods have a `this`
+    DOTTED = _DOTTED
 
     TRACKS_READS = True
 
@@ -592,33 +593,21 @@ class JavaResolver(Resolver):
             return value if value is not None else self._outside(ref.raw)
         value = self._pick_overload(path, ref, self._resolve_dotted(path, ref.scope, ref.raw))
         if value is None and self._leaves_repository(ref.raw.replace("(…)", "")):
-            if self._missing_member(path, ref):
+            if self._lacks_method(path, ref.scope, ref.raw.replace("(…)", "")):
                 return None  # `state.readAll()` on an in-repo type that has no such method
             return _Ext(ref.raw)
         return value
 
-    def _missing_member(self, path: str, ref: Reference) -> bool:
-        """Whether a call names a method its receiver's type surely lacks: the receiver is an
-        in-repo class or interface whose every member is known — no library base, itself or
-        through its in-repo bases, no record (its accessors are written nowhere), no class of a
-        file that imports a code generator (Lombok's getters are written nowhere either) — and
-        the method is none of ``java.lang.Object``'s (nor an enum's ``java.lang.Enum``'s). Code
-        in an anonymous or local class is left alone: its ``this`` is an instance of a type
-        the graph does not hold."""
-        receiver, _, method = ref.raw.replace("(…)", "").rpartition(".")
-        if method in _OBJECT_METHODS or not _DOTTED.match(receiver):
+    def _receiver_certain(self, path: str, scope: int | None, head: str, method: str) -> bool:
+        """Never for ``java.lang.Object``'s methods, which every type has, nor in code of an
+        anonymous or local class: its ``this`` is an instance of a type the graph does not hold."""
+        if method in _OBJECT_METHODS:
             return False
         defs = self._file(path).parsed.definitions
-        scope = ref.scope
         outer = defs[scope].parent if scope is not None else None
         if outer is not None and defs[outer].kind == "function":
             return False
-        if not self._bound_once(path, scope, receiver.split(".", 1)[0]):
-            return False
-        value = self._resolve_dotted(path, scope, receiver)
-        if not isinstance(value, (_Sym, _Inst)) or value.symbol.label not in self.TYPE_LABELS:
-            return False
-        return self._closed(value.symbol, method, set())
+        return super()._receiver_certain(path, scope, head, method)
 
     def _members_known(self, cls: _Symbol, method: str) -> bool:
         """Not a record's (its accessors are written nowhere) nor a class of a file importing a

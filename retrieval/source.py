@@ -132,12 +132,13 @@ class BranchSources:
         pg: RetrievalSource,
         cache: FileTextCache | None = None,
     ):
+        # Without a workspace's cache (one question alone), a cache of this reader's own.
         self.repo = repo
         self.root = root.resolve()
         self.repo_name = repo_name
         self.branch = branch
         self.pg = pg
-        self.cache = cache
+        self.cache = cache if cache is not None else FileTextCache()
         self.checked_out = _checked_out(repo, branch)
         self._files: dict[str, FileText | None] = {}
         self._blobs: dict[str, str] = {}
@@ -161,15 +162,14 @@ class BranchSources:
         if not blob:
             return None
         key = ("blob", self.root, path, blob)
-        cached = self.cache.get(key) if self.cache is not None else None
+        cached = self.cache.get(key)
         if cached is not None:
             return cached
         try:
             text = FileText(path, git.read_blob(self.repo, blob), blob, False, self.pg)
         except KeyError:
             return None
-        if self.cache is not None:
-            self.cache.put(key, text)
+        self.cache.put(key, text)
         return text
 
     def _read(self, path: str) -> FileText | None:
@@ -191,13 +191,13 @@ class BranchSources:
     def _working_tree_copy(self, path: str, on_disk: Path, blob: str | None) -> FileText:
         before = os.stat(on_disk)
         key = ("tree", self.root, path, blob, _stat_key(before))
-        cached = self.cache.get(key) if self.cache is not None else None
+        cached = self.cache.get(key)
         if cached is not None:
             return cached
         data = on_disk.read_bytes()
         text = FileText(path, data, blob, git.git_blob_sha(data) != blob, self.pg)
         settled = time.time() - before.st_mtime > _RACY_SECONDS
-        if self.cache is not None and settled and _stat_key(os.stat(on_disk)) == key[-1]:
+        if settled and _stat_key(os.stat(on_disk)) == key[-1]:
             self.cache.put(key, text)
         return text
 
