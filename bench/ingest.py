@@ -58,6 +58,9 @@ def main() -> None:
         finally:
             drop_repo(root, config)
     rss_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    # The largest child waited for: a parse worker or the forked half of a resolve (whose
+    # pages are the parent's until written, so the two peaks overlap and do not add up).
+    child_rss_mib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     figures = {
         "corpus": f"{args.package}-{args.version}",
         "embedder": first.embedder,
@@ -77,6 +80,7 @@ def main() -> None:
         # full-text rows written, the vector index built) per second of the embed stage.
         "embed_symbols_per_second": _embed_rate(first),
         "peak_rss_mib": round(rss_mib, 1),
+        "peak_rss_child_mib": round(child_rss_mib, 1),
         "bare_parse_files": parsed_files,
         "bare_parse_seconds": round(bare, 3),
         "ratio_total_to_bare_parse": round(first.seconds["total"] / bare, 1),
@@ -95,7 +99,7 @@ def main() -> None:
     print(f"files/s           {figures['files_per_second']}")
     if figures["embed_symbols_per_second"] is not None:
         print(f"embed stage       {figures['embed_symbols_per_second']} symbols/s ({first.embeddings})")
-    print(f"peak RSS          {figures['peak_rss_mib']} MiB")
+    print(f"peak RSS          {figures['peak_rss_mib']} MiB (largest child {figures['peak_rss_child_mib']} MiB)")
     print(f"bare parse        {bare:.3f} s for {parsed_files} files")
     print(
         f"ratio             total/bare parse = {figures['ratio_total_to_bare_parse']}x "

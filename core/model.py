@@ -129,6 +129,32 @@ class FileSubgraph:
     unresolved: list[Node] = field(default_factory=list)
 
 
+def pack_subgraphs(subgraphs: list[FileSubgraph]) -> list[tuple[Any, ...]]:
+    """Subgraphs as plain tuples, to send to another process: they pickle several times faster
+    than the objects (django's half of a build: 0.95 s as objects). ``unpack_subgraphs``
+    rebuilds them."""
+    return [
+        (
+            s.path,
+            [(n.id, n.label, n.path, n.props) for n in s.nodes],
+            [
+                (e.src, e.src_label, e.type, e.dst, e.dst_label, e.raw, e.line, e.resolved, e.inferred, e.via,
+                 e.lines, e.count, e.confidence)
+                for e in s.edges
+            ],
+            [(n.id, n.label, n.path, n.props) for n in s.unresolved],
+        )
+        for s in subgraphs
+    ]  # fmt: skip
+
+
+def unpack_subgraphs(packed: list[tuple[Any, ...]]) -> list[FileSubgraph]:
+    return [
+        FileSubgraph(path, [Node(*n) for n in nodes], [Edge(*e) for e in edges], [Node(*n) for n in unresolved])
+        for path, nodes, edges, unresolved in packed
+    ]
+
+
 def subgraph_fingerprint(subgraph: FileSubgraph) -> str:
     """A hash of everything a file's subgraph writes, independent of the branch it is on:
     two branches holding the same file content with the same resolution share it."""

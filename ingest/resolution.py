@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from branchgraph.core.extract import Definition
-from branchgraph.core.model import Edge, FileSubgraph, node_id
+from branchgraph.core.model import Edge, FileSubgraph, node_id, pack_subgraphs, unpack_subgraphs
+from branchgraph.ingest.forked import split_work
 from branchgraph.ingest.incremental import fact, fingerprint
 from branchgraph.ingest.read_log import (
     MEMBER_NAME,
@@ -88,6 +89,20 @@ def is_computed_callee(raw: str) -> bool:
 
 
 _MISSING = object()
+# A build of this many files emits half of them in a forked child (``ingest.forked``): emitting
+# reads only the index, which the child inherits. Measured on a first ingest: django's resolve
+# 5.3 s -> 3.9 s, jsoup's (197 files) 0.73 s -> 0.59 s, echo's (104) 0.23 s -> 0.19 s.
+_FORK_MIN_FILES = 100
+
+_Emitted = tuple[list[FileSubgraph], dict[str, set[ReadKey]]]
+
+
+def _pack_emitted(emitted: _Emitted) -> tuple[list[tuple[Any, ...]], dict[str, set[ReadKey]]]:
+    return pack_subgraphs(emitted[0]), emitted[1]
+
+
+def _unpack_emitted(sent: tuple[list[tuple[Any, ...]], dict[str, set[ReadKey]]]) -> _Emitted:
+    return unpack_subgraphs(sent[0]), sent[1]
 
 
 class Resolver:
@@ -460,12 +475,22 @@ class Resolver:
         """Nodes and owned edges for every file (or only those of ``paths``); what each
         file's resolution read goes to ``file_reads``."""
         files = self.files if paths is None else [f for f in self.files if f.path in paths]
+        by_path: dict[str, FileSubgraph] = {}
+        parts = split_work(files, self._emit_files, _FORK_MIN_FILES, _pack_emitted, _unpack_emitted)
+        for subgraphs, file_reads in parts:
+            by_path.update((s.path, s) for s in subgraphs)
+            self.file_reads.update(file_reads)
+        return [by_path[f.path] for f in files]
+
+    def _emit_files(self, files: list[ParsedSource]) -> _Emitted:
+        """The files' subgraphs and what each one's resolution read (nothing when untracked)."""
         emitter = SubgraphEmitter(self.repo, self.branch, files)
+        file_reads = {}
         for f in files:
             _, reads = self._logged(self._emit_file, f, emitter)
             if self.reads is not None:
-                self.file_reads[f.path] = self._file_dependencies(f, reads)
-        return emitter.subgraphs()
+                file_reads[f.path] = self._file_dependencies(f, reads)
+        return emitter.subgraphs(), file_reads
 
     def _emit_file(self, f: ParsedSource, emitter: SubgraphEmitter) -> None:
         file_id = self.file_ids[f.path]
