@@ -133,16 +133,20 @@ def pack_subgraphs(subgraphs: list[FileSubgraph]) -> list[tuple[Any, ...]]:
     """Subgraphs as plain tuples, to send to another process: they pickle several times faster
     than the objects (django's half of a build: 0.95 s as objects). ``unpack_subgraphs``
     rebuilds them."""
+
+    def nodes(nodes: list[Node]) -> list[tuple[Any, ...]]:
+        return [(n.id, n.label, n.path, n.props) for n in nodes]
+
     return [
         (
             s.path,
-            [(n.id, n.label, n.path, n.props) for n in s.nodes],
+            nodes(s.nodes),
             [
                 (e.src, e.src_label, e.type, e.dst, e.dst_label, e.raw, e.line, e.resolved, e.inferred, e.via,
                  e.lines, e.count, e.confidence)
                 for e in s.edges
             ],
-            [(n.id, n.label, n.path, n.props) for n in s.unresolved],
+            nodes(s.unresolved),
         )
         for s in subgraphs
     ]  # fmt: skip

@@ -47,8 +47,10 @@ def split_work(
     its part done here instead."""
     if len(items) < min_items or not can_fork():
         return [work(list(items))]
-    mine = [item for i, item in enumerate(items) if (i // _RUN) % 2 == 0]
-    theirs = [item for i, item in enumerate(items) if (i // _RUN) % 2 == 1]
+    mine: list[T] = []
+    theirs: list[T] = []
+    for i, item in enumerate(items):
+        (theirs if (i // _RUN) % 2 else mine).append(item)
     context = multiprocessing.get_context("fork")
     receiver, sender = context.Pipe(duplex=False)
     child = context.Process(target=_child, args=(lambda part: encode(work(part)), theirs, sender), daemon=True)

@@ -16,9 +16,9 @@ def sql(pg_store, statement: str, params=None) -> list[tuple]:
         return cur.fetchall() if cur.description else []
 
 
-def resolve_sources(sources: dict[str, bytes], repo: str, branch: str = "main") -> list[FileSubgraph]:
-    """Parse and resolve a commit's files given by path, without any store, the way ingest
-    does: each language by its resolver, project files (package.json, ...) handed along."""
+def parse_sources(sources: dict[str, bytes]) -> tuple[list[ParsedSource], dict[str, bytes]]:
+    """A commit's files given by path, parsed as ingest parses them, and its project files
+    (package.json, ...) that resolvers read."""
     files, project = [], {}
     for path, data in sources.items():
         if is_project_file(path):
@@ -26,7 +26,13 @@ def resolve_sources(sources: dict[str, bytes], repo: str, branch: str = "main") 
         spec = language_for_path(path)
         if spec is not None:
             files.append(ParsedSource(path, f"blob-{path}", extract(spec.name, data)))
-    return resolve_commit(repo, branch, files, project)
+    return files, project
+
+
+def resolve_sources(sources: dict[str, bytes], repo: str, branch: str = "main") -> list[FileSubgraph]:
+    """Parse and resolve a commit's files given by path, without any store, the way ingest
+    does: each language by its resolver, project files handed along."""
+    return resolve_commit(repo, branch, *parse_sources(sources))
 
 
 def _name(props: dict) -> str:

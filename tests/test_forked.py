@@ -7,27 +7,13 @@ import threading
 from pathlib import Path
 
 import pytest
+from gitrepo import read_tree
+from graph_view import parse_sources
 
-from branchgraph.core.extract import extract
-from branchgraph.core.languages import is_project_file, language_for_path
 from branchgraph.ingest import forked, resolution
 from branchgraph.ingest.resolvers import resolve_update
-from branchgraph.ingest.subgraphs import ParsedSource
 
 FIXTURES = Path(__file__).parent / "fixtures"
-
-
-def _parsed(fixture: str) -> tuple[list[ParsedSource], dict[str, bytes]]:
-    files, project = [], {}
-    root = FIXTURES / fixture
-    for file in sorted(p for p in root.rglob("*") if p.is_file()):
-        path, data = file.relative_to(root).as_posix(), file.read_bytes()
-        if is_project_file(path):
-            project[path] = data
-        spec = language_for_path(path)
-        if spec is not None:
-            files.append(ParsedSource(path, f"blob-{path}", extract(spec.name, data)))
-    return files, project
 
 
 @pytest.fixture
@@ -38,11 +24,11 @@ def lone_thread(monkeypatch):
 
 @pytest.mark.parametrize("fixture", ["shop", "webshop", "goshop", "javashop", "fullstack"])
 def test_a_forked_build_equals_the_sequential_one(fixture, monkeypatch, lone_thread):
-    files, project = _parsed(fixture)
+    files, project = parse_sources(read_tree(FIXTURES / fixture))
     monkeypatch.setenv("BRANCHGRAPH_NO_FORK", "1")
     sequential = resolve_update("shop", "main", files, project)
 
-    files, project = _parsed(fixture)  # a resolver marks the symbols it reads (test flags)
+    files, project = parse_sources(read_tree(FIXTURES / fixture))  # a resolver marks the symbols it reads (test flags)
     monkeypatch.delenv("BRANCHGRAPH_NO_FORK")
     monkeypatch.setattr(resolution, "_FORK_MIN_FILES", 2)
     monkeypatch.setattr(forked, "_RUN", 1)
