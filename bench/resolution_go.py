@@ -57,7 +57,8 @@ def branchgraph_edges(root: Path) -> tuple[set[tuple[str, str, str]], float, int
                     resolved += 1
                 elif nodes[e.dst].props["reason"] == "unresolved":
                     unresolved += 1
-            if not e.resolved or e.type not in TYPES:
+            # An inferred HTTP edge (a request to a route) is no call a type checker sees.
+            if not e.resolved or e.type not in TYPES or e.inferred:
                 continue
             source = nodes[e.src]
             # The checker reads calls inside function and method bodies only.

@@ -65,7 +65,8 @@ def branchgraph_edges(root: Path, files: list[str]) -> tuple[set[tuple[str, str,
                     resolved += 1
                 elif nodes[e.dst].props["reason"] == "unresolved":
                     unresolved += 1
-            if not e.resolved or e.type not in TYPES or e.src in in_methods:
+            # An inferred HTTP edge (a request to a route) is no call a type checker sees.
+            if not e.resolved or e.type not in TYPES or e.inferred or e.src in in_methods:
                 continue
             if e.type == "CALLS" and nodes[e.dst].label == "Interface":
                 continue  # an anonymous class of an interface: javac's `new` is of the anonymous class

@@ -26,9 +26,11 @@ from branchgraph.core.languages import Conventions, language_named, new_parser, 
 from branchgraph.core.model import content_hash
 
 # Bumped whenever extraction output changes, so caches keyed by blob SHA are invalidated.
-EXTRACTOR_VERSION = 43
+EXTRACTOR_VERSION = 44
 
 _MAX_RAW = 200
+# A Go builder chain with its arguments left out (``b.Int64(…).MustInt64(…)...``) is kept this long.
+_MAX_CHAIN_RAW = 1000
 # A type annotation is kept longer: a generic function type or builder type cut short says
 # nothing (`(<L extends Event>(event: L) => Promise<...>)`), and only its names reach the graph.
 _MAX_TYPE_RAW = 2000
@@ -325,8 +327,29 @@ def _argument_type(node: TSNode) -> str:
 
 
 def _raw(node: TSNode, limit: int = _MAX_RAW) -> str:
+    if node.type == "selector_expression":
+        return _selector_raw(node)
     raw = " ".join(_text(node).split())
     return raw if len(raw) <= limit else raw[: limit - 1] + "…"
+
+
+def _selector_raw(node: TSNode) -> str:
+    """A Go selector as its resolver reads it: the calls it chains through show ``(…)`` for
+    their arguments (``b.Int64(…).Bool`` for ``b.Int64("id", &id).\n\tBool``), so that a long
+    builder chain stays whole; ``new(T)`` keeps its type."""
+    operand, field = node.child_by_field_name("operand"), node.child_by_field_name("field")
+    if operand is None or field is None:
+        return " ".join(_text(node).split())
+    if operand.type == "call_expression":
+        function, arguments = operand.child_by_field_name("function"), operand.child_by_field_name("arguments")
+        if function is None or arguments is None or _text(function) == "new":
+            head = " ".join(_text(operand).split())
+        else:
+            head = _raw(function, _MAX_CHAIN_RAW) + ("(…)" if arguments.named_children else "()")
+    else:
+        head = _raw(operand, _MAX_CHAIN_RAW)
+    raw = f"{head}.{_text(field)}"
+    return raw if len(raw) <= _MAX_CHAIN_RAW else raw[: _MAX_CHAIN_RAW - 1] + "…"
 
 
 @dataclass(slots=True)

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
 from branchgraph.core.extract import Assignment, Definition, Import, local_names
@@ -38,15 +38,16 @@ from branchgraph.ingest.subgraphs import ParsedSource, SubgraphEmitter, Target
 
 _IDENTIFIER = r"[A-Za-z_]\w*"
 _DOTTED = re.compile(rf"^{_IDENTIFIER}(\.{_IDENTIFIER})*$")
-# `cmd.Commands()`: what a call gives (ranged over: `for _, c := range cmd.Commands()`).
-_CALLED = re.compile(r"^([A-Za-z_][\w.]*)(?:\[[^\]]*\])?\(.*\)$")
-# `T{...}.m`, `(T{...}).m`: a method of a composite literal's type.
-_COMPOSITE = re.compile(rf"^\(?&?([A-Za-z_][\w.]*)\{{.*\}}\)?\.({_IDENTIFIER}(?:\.{_IDENTIFIER})*)$")
-# `build(x).Send`, `svc.Get(id).Total`: an attribute of what a call returns.
-_CONSTRUCTED = re.compile(rf"^([A-Za-z_][\w.]*)(?:\[[^\]]*\])?\(.*\)\.({_IDENTIFIER}(?:\.{_IDENTIFIER})*)$")
+# One step of a selector chain (see _selector_steps): a name and the calls made of it
+# (`Get(id)`, `Handler()(w)`); a composite literal (`T{...}`, `&T{...}`); a type assertion.
+_CALLED_STEP = re.compile(rf"({_IDENTIFIER})((?:\(.*\))*)", re.DOTALL)
+_COMPOSITE_STEP = re.compile(rf"&?({_IDENTIFIER})\{{.*\}}", re.DOTALL)
 _TYPE_NAME = re.compile(rf"{_IDENTIFIER}(?:\.{_IDENTIFIER})?")
 # Type arguments follow a name (`Page[T]`); a bare `[]` or `[4]` starts a slice or array type.
 _GENERIC_ARGS = re.compile(r"(?<=\w)\[[^\[\]]*\]")
+# `func Map[K comparable, V any](`, `func (p *Page[T]) First(`: the type parameters in scope.
+_FUNCTION_TYPE_PARAMETERS = re.compile(rf"^func\s+{_IDENTIFIER}\s*\[(.*?)\]\s*\(")
+_RECEIVER_TYPE_PARAMETERS = re.compile(rf"^func\s*\(\s*(?:{_IDENTIFIER}\s+)?\*?\s*{_IDENTIFIER}\[([^\]]*)\]\s*\)")
 _MODULE_LINE = re.compile(r"^\s*module\s+(\S+)", re.MULTILINE)
 _TEST_NAME = re.compile(r"^(Test|Benchmark|Fuzz|Example)([A-Z_]|$)")
 PREDECLARED = frozenset(
@@ -89,7 +90,7 @@ class GoResolver(Resolver):
         # (package, type) -> method name -> method
         self.methods: dict[tuple[str, str], dict[str, _Symbol]] = self._table(PACKAGE)
         self.receivers: dict[str, _Symbol] = {}  # method id -> its receiver type
-        self.return_types: dict[tuple[str, int], str] = self._table()
+        self.return_types: dict[tuple[str, int], list[str]] = self._table()  # each result's type, in order
         self._base_refs: dict[tuple[str, int], list[tuple[str, int]]] = self._table()
         for f in files:
             self._index_file(f)
@@ -125,7 +126,7 @@ class GoResolver(Resolver):
             if ref.kind in ("param_type", "receiver") and ref.param:
                 self._bind(f.path, ref.scope, ref.param, ("annotated", ref.raw, None))
             elif ref.kind == "return_type":
-                self.return_types.setdefault((f.path, ref.scope), ref.raw)  # the first result
+                self.return_types.setdefault((f.path, ref.scope), []).append(ref.raw)
             elif ref.kind == "base":
                 self._base_refs.setdefault((f.path, ref.scope), []).append((ref.raw, ref.line))
 
@@ -165,8 +166,10 @@ class GoResolver(Resolver):
         binding: Binding
         if a.kind == "annotation":
             binding = ("annotated", a.callee, None)
-        elif a.kind == "element":
-            binding = ("element", a.callee, a.scope)
+        elif a.kind in ("element", "alias"):
+            binding = (a.kind, a.callee, a.scope)
+        elif a.kind == "unpacked_call":  # `ctx, cancel := context.WithCancel(parent)`: cancel
+            binding = ("result", a.callee, a.scope, a.position)
         else:
             binding = ("call_result", a.callee, a.scope)
         if a.scope is not None and defs[a.scope].kind == "class":  # a struct field
@@ -206,11 +209,15 @@ class GoResolver(Resolver):
             return self._call_result(self._resolve_dotted(path, binding[2], binding[1]))
         if kind == "element":  # `for _, line := range o.Lines`
             return self._element_of(path, binding[2], binding[1])
+        if kind == "alias":  # `node := r.tree`
+            return self._resolve_dotted(path, binding[2], binding[1])
+        if kind == "result":
+            return self._call_result(self._resolve_dotted(path, binding[2], binding[1]), binding[3])
         raise AssertionError(f"unknown binding {binding!r}")
 
-    def _call_result(self, callee: _Value) -> _Value:
+    def _call_result(self, callee: _Value, position: int = 0) -> _Value:
         """What a call gives: a type's value (a composite literal or a conversion), or the
-        first result a function or method declares."""
+        result a function or method declares in ``position`` (the first unless told)."""
         if isinstance(callee, _FuncValue):
             return None  # what the function it holds returns is not read
         if isinstance(callee, _Ext):
@@ -219,12 +226,12 @@ class GoResolver(Resolver):
             return None
         symbol = callee.symbol
         if symbol.label in ("Class", "Interface"):
-            return _Inst(symbol)
-        declared = self.return_types.get((symbol.file.path, symbol.index))
-        if declared is None:
+            return _Inst(symbol) if position == 0 else None
+        declared = self.return_types.get((symbol.file.path, symbol.index), ())
+        if position >= len(declared):
             return None
         # A slice result stays a slice (its elements are what a range gives).
-        return self._instance_of(self._resolve_type(symbol.file.path, _first_result(declared), None))
+        return self._instance_of(self._resolve_type(symbol.file.path, declared[position], None))
 
     def _lookup_uncached(self, path: str, scope: int | None, name: str) -> _Value:
         defs = self._file(path).parsed.definitions
@@ -283,26 +290,55 @@ class GoResolver(Resolver):
         ]
 
     def _resolve_dotted(self, path: str, scope: int | None, raw: str) -> _Value:
-        """Resolve a callee or an expression as written in ``scope`` of ``path``."""
+        """Resolve a callee or an expression as written in ``scope`` of ``path``: a name or a
+        selector chain (``a.b.c``), also through what calls give (``svc.Get(id).Total``,
+        ``b.Int(x).\n\tBool(y).BindError``: a newline may follow a dot), composite literals
+        (``T{...}.m``), ``new(T)`` and type assertions (``err.(*HTTPError).Unwrap``)."""
         raw = _GENERIC_ARGS.sub("", raw.strip()).removeprefix("&").removeprefix("*")
-        composite = _COMPOSITE.match(raw)
-        if composite:
-            value = self._instance_of(self._resolve_type(path, composite.group(1), scope))
-            for attr in composite.group(2).split("."):
-                value = self._member(value, attr) if value is not None else None
-            return value
-        constructed = _CONSTRUCTED.match(raw)
-        if constructed:
-            value = self._call_result(self._resolve_dotted(path, scope, constructed.group(1)))
-            for attr in constructed.group(2).split("."):
-                value = self._member(value, attr) if value is not None else None
-            return value
-        called = _CALLED.match(raw)
-        if called:
-            return self._call_result(self._resolve_dotted(path, scope, called.group(1)))
-        if not _DOTTED.match(raw):
+        if _DOTTED.match(raw):
+            return self._dotted_chain(path, scope, raw)
+        steps = _selector_steps(raw)
+        if steps is None:
             return None
-        return self._dotted_chain(path, scope, raw)
+        value = self._chain_head(path, scope, steps[0])
+        for step in steps[1:]:
+            if value is None:
+                return None
+            value = self._chain_step(path, scope, value, step)
+        return value
+
+    def _chain_head(self, path: str, scope: int | None, step: str) -> _Value:
+        composite = _COMPOSITE_STEP.fullmatch(step)
+        if composite:
+            return self._instance_of(self._resolve_type(path, composite.group(1), scope))
+        if step.startswith("(") and step.endswith(")"):  # `(&T{...}).m`
+            return self._resolve_dotted(path, scope, step[1:-1])
+        called = _CALLED_STEP.fullmatch(step)
+        if called is None:
+            return None
+        name, calls = called.group(1), _call_count(called.group(2))
+        if name == "new" and calls == 1:  # `new(T)`: a *T
+            return self._instance_of(self._resolve_type(path, called.group(2)[1:-1], scope))
+        return self._called(self._lookup(path, scope, name), calls)
+
+    def _chain_step(self, path: str, scope: int | None, value: _Value, step: str) -> _Value:
+        if step.startswith("(") and step.endswith(")"):  # a type assertion, `.(*T)`
+            return self._instance_of(self._resolve_type(path, step[1:-1], scope))
+        composite = _COMPOSITE_STEP.fullmatch(step)  # `pkg.T{...}`
+        if composite:
+            return self._instance_of(self._member(value, composite.group(1)))
+        called = _CALLED_STEP.fullmatch(step)
+        if called is None:
+            return None
+        return self._called(self._member(value, called.group(1)), _call_count(called.group(2)))
+
+    def _called(self, value: _Value, calls: int | None) -> _Value:
+        """What ``calls`` calls in a row of ``value`` give."""
+        if calls is None:
+            return None
+        for _ in range(calls):
+            value = self._call_result(value)
+        return value
 
     def _resolve_type(self, path: str, raw: str, scope: int | None) -> _Value:
         """The type a declaration names: ``*Order`` and ``Order`` are Order, ``[]Line`` is a
@@ -374,9 +410,10 @@ class GoResolver(Resolver):
                 if ref.kind == "receiver":
                     continue  # the method's own type: its qualname and DEFINES say it
                 edge_type = "PARAM_TYPE" if ref.kind == "param_type" else "RETURNS_TYPE"
+                type_parameters = _type_parameters(f.parsed.definitions[ref.scope]) if ref.scope is not None else ()
                 for name in _type_names(ref.raw):
-                    if name in PREDECLARED:
-                        continue  # int, string, error: no type of any package
+                    if name in PREDECLARED or name in type_parameters:
+                        continue  # int, string, error, a T: no type of any package
                     value = self._resolve_dotted(f.path, None, name)
                     self._emit(out, f.path, source, edge_type, name, ref.line, value or self._outside(name))
 
@@ -480,18 +517,67 @@ def _label(d: Definition, defs: list[Definition], receiver: str | None) -> str:
     return "Function"
 
 
+def _scan(text: str) -> Iterator[tuple[int, str, int]]:
+    """(index, character, bracket depth before it) of each character of Go code outside its
+    string and rune literals, then ``(len(text), "", depth at the end)``; a depth of -1 (the
+    last yielded) says the text is unbalanced: a bracket closed that never opened, or a
+    literal left open."""
+    depth, quote, escaped = 0, "", False
+    for i, char in enumerate(text):
+        if quote:
+            if escaped:
+                escaped = False
+            elif char == "\\" and quote != "`":
+                escaped = True
+            elif char == quote:
+                quote = ""
+            continue
+        if char in "\"'`":
+            quote = char
+            continue
+        yield i, char, depth
+        depth += char in "([{"
+        depth -= char in ")]}"
+        if depth < 0:
+            break
+    yield len(text), "", -1 if quote or depth < 0 else depth
+
+
+def _selector_steps(raw: str) -> list[str] | None:
+    """``a.b(x).\n\tc`` -> ``["a", "b(x)", "c"]``: a chain split at its top-level dots,
+    whitespace around them dropped; None when the text is unbalanced (cut short)."""
+    steps, start = [], 0
+    for i, char, depth in _scan(raw):
+        if depth < 0 or (not char and depth > 0):
+            return None
+        if char in (".", "") and depth == 0:
+            steps.append(raw[start:i].strip())
+            start = i + 1
+    return steps if all(steps) else None
+
+
+def _call_count(text: str) -> int | None:
+    """How many argument lists ``text`` is (``(a)(b)``: 2); None when it is anything else."""
+    calls = 0
+    for _i, char, depth in _scan(text):
+        if depth < 0 or (depth == 0 and char not in ("(", "")):
+            return None
+        calls += char == "(" and depth == 0
+    return calls
+
+
+def _type_parameters(d: Definition) -> set[str]:
+    """The type parameters a function declares (``func Map[K comparable, V any](...)``) or a
+    method's receiver names (``func (p *Page[T]) First() T``)."""
+    declared = _FUNCTION_TYPE_PARAMETERS.match(d.signature) or _RECEIVER_TYPE_PARAMETERS.match(d.signature)
+    if declared is None:
+        return set()
+    return {m.group(1) for part in declared.group(1).split(",") if (m := re.match(rf"\s*({_IDENTIFIER})", part))}
+
+
 def _type_base(raw: str) -> str:
     """``*Order``, ``Order[T]`` -> ``Order``."""
     return _GENERIC_ARGS.sub("", raw).strip().lstrip("*&").strip()
-
-
-def _first_result(raw: str) -> str:
-    """``(*Order, error)`` -> ``*Order``."""
-    raw = raw.strip()
-    if raw.startswith("(") and raw.endswith(")"):
-        first = raw[1:-1].split(",", 1)[0].strip()
-        return first.split()[-1] if " " in first else first  # a named result: `(o *Order, err error)`
-    return raw
 
 
 def _type_names(raw: str) -> list[str]:

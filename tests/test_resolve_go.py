@@ -230,6 +230,43 @@ def test_closures_assertions_composite_receivers_and_ranges_over_results():
     assert ("web.Handle", "PARAM_TYPE", "web.Context", True) not in edges  # the closure's parameter, not Handle's
 
 
+def test_builder_chains_across_lines_new_aliases_assertions_and_generic_calls():
+    steps = "".join(f'\n\t\tInt("n{i}", &x).' for i in range(30))  # longer than a raw's usual 200 characters
+    edges = _edges(
+        {
+            "bind/bind.go": (
+                'package bind\n\nimport "context"\n\n'
+                "type Binder struct{ tree *Node }\n\n"
+                "func (b *Binder) Int(name string, dest *int) *Binder { return b }\n"
+                "func (b *Binder) Err() error { return nil }\n\n"
+                "type Node struct{ next *Node }\n\n"
+                "func (n *Node) Leaf() bool { return false }\nfunc (n *Node) Last() *Node { return n }\n\n"
+                'type Fail struct{}\n\nfunc (f *Fail) Unwrap() error { return nil }\nfunc (f *Fail) Error() string { return "" }\n\n'
+                "func Parse[T any](s string) (T, error) { var v T; return v, nil }\n"
+                "func Keep[T any](v T) *T { return &v }\n"
+                "func Pair() (int, *Node) { return 0, nil }\n\n"
+                "func Use(b *Binder, err error) {\n"
+                "\t_, n := Pair()\n\tn.Last()\n"
+                "\tctx, cancel := context.WithCancel(nil)\n\t_ = ctx\n\tcancel()\n"
+                f"\tx := 0\n\t_ = b.{steps}\n\t\tErr()\n"
+                "\tc := new(Binder)\n\tc.Err()\n"
+                "\tnode := b.tree\n\tnode.Leaf()\n"
+                "\tfirst := &node\n\t_ = first\n"
+                "\terr.(*Fail).Unwrap()\n"
+                '\tv, _ := Parse[int]("1")\n\t_ = v\n}\n'
+            )
+        }
+    )
+    calls = {b for a, t, b, ok in edges if t == "CALLS" and a == "bind.Use" and ok}
+    assert {"bind.Binder.Int", "bind.Binder.Err", "bind.Node.Leaf", "bind.Fail.Unwrap", "bind.Parse"} <= calls
+    assert "bind.Node.Last" in calls  # the second result of Pair is a *Node
+    # A library call's results are all the library's: `cancel()` runs the library's code.
+    assert ("bind.Use", "CALLS", "context.WithCancel()", False) in edges
+    # A type parameter is no type of the repository, nor an unresolved one.
+    types = {(a, t, b) for a, t, b, _ in edges if t in ("PARAM_TYPE", "RETURNS_TYPE")}
+    assert not {b for a, _, b in types if a in ("bind.Parse", "bind.Keep")}
+
+
 def test_a_changed_go_method_is_named_after_its_receiver_type(goshop_sources, goshop_graph):
     """impact maps a diff's hunks to qualnames the graph holds: a Go method's continues its type."""
     from branchgraph.impact.changes import FileVersions, changed_symbols

@@ -13,6 +13,8 @@
 ; (A call of a function literal or a parenthesized conversion such as `(*T)(x)` names nothing.)
 (call_expression function: [(identifier) (selector_expression) (index_expression) (generic_type)] @reference.call)
 (composite_literal type: [(type_identifier) (qualified_type) (generic_type)] @reference.call)
+; `ParseValue[int](s)` parses as a conversion to a generic type: a call of a generic function
+(type_conversion_expression type: (generic_type) @reference.call)
 
 ; Embedding: a struct's anonymous field, an interface's embedded interface.
 (struct_type (field_declaration_list (field_declaration !name type: (_) @reference.base)))
@@ -38,13 +40,32 @@
 
 ; ----- what names hold: `x := New()`, `x := &T{}`, `var x T`, struct fields `f T`
 (short_var_declaration left: (expression_list . (identifier) @assign.name)
-  right: (expression_list . (call_expression function: (_) @assign.value)))
+  right: (expression_list . (call_expression function: (_) @assign.value)) (#not-eq? @assign.value "new"))
 (short_var_declaration left: (expression_list . (identifier) @assign.name)
   right: (expression_list . (composite_literal type: (_) @assign.value)))
 (short_var_declaration left: (expression_list . (identifier) @assign.name)
   right: (expression_list . (unary_expression operand: (composite_literal type: (_) @assign.value))))
 (var_spec name: (identifier) @assign.name type: (_) @assign.type)
-(var_spec name: (identifier) @assign.name !type value: (expression_list . (call_expression function: (_) @assign.value)))
+(var_spec name: (identifier) @assign.name !type value: (expression_list . (call_expression function: (_) @assign.value))
+  (#not-eq? @assign.value "new"))
+(short_var_declaration left: (expression_list . (identifier) @assign.name)
+  right: (expression_list . (type_conversion_expression type: (generic_type) @assign.value)))
+; `ctx, cancel := context.WithCancel(parent)`: a later name holds the result in its place
+(short_var_declaration left: (expression_list (_) . (identifier) @assign.name)
+  right: (expression_list . (call_expression function: (_) @assign.unpacked_call) .))
+; `node := r.tree`, `p := &cfg`: what another name holds
+(short_var_declaration left: (expression_list . (identifier) @assign.name)
+  right: (expression_list . [(identifier) (selector_expression)] @assign.alias))
+(short_var_declaration left: (expression_list . (identifier) @assign.name)
+  right: (expression_list . (unary_expression operator: "&" operand: [(identifier) (selector_expression)] @assign.alias)))
+(var_spec name: (identifier) @assign.name !type value: (expression_list . [(identifier) (selector_expression)] @assign.alias))
+; `x := new(T)`, `var x = new(T)`: a *T
+(short_var_declaration left: (expression_list . (identifier) @assign.name)
+  right: (expression_list . (call_expression function: (identifier) @_new arguments: (argument_list . (_) @assign.type .)))
+  (#eq? @_new "new"))
+(var_spec name: (identifier) @assign.name !type
+  value: (expression_list . (call_expression function: (identifier) @_new arguments: (argument_list . (_) @assign.type .)))
+  (#eq? @_new "new"))
 (var_spec name: (identifier) @assign.name !type
   value: (expression_list . (unary_expression operand: (composite_literal type: (_) @assign.value))))
 (short_var_declaration left: (expression_list . (identifier) @assign.name)
