@@ -50,6 +50,8 @@ _ENUM_METHODS = frozenset("name ordinal compareTo values valueOf getDeclaringCla
 # Packages whose annotation processors write members no source declares.
 _GENERATORS = ("lombok", "com.google.auto.value", "org.immutables")
 # A call of one of java.lang.Object's methods, as an argument's hint (`=sb.toString()`).
+# `((TextNode) node).text`: a member of a cast's type.
+_CAST = re.compile(rf"^\(\(\s*([\w.]+(?:<[^()]*>)?(?:\[\])*)\s*\).*\)\.({_IDENTIFIER}(?:\.{_IDENTIFIER})*)$")
 _OBJECT_METHOD_CALL = re.compile(rf"(?:^=|\.)({'|'.join(OBJECT_RESULTS)})\((…)?\)$")
 _TYPE_NAME = re.compile(rf"{_IDENTIFIER}(?:\.{_IDENTIFIER})*")
 _TEST_ANNOTATIONS = frozenset({"Test", "ParameterizedTest", "RepeatedTest", "TestFactory", "TestTemplate"})
@@ -306,6 +308,8 @@ class JavaResolver(Resolver):
                 return found
         if name in JAVA_LANG:
             return _Ext(f"java.lang.{name}")
+        if name in OBJECT_RESULTS and self._enclosing_class(path, scope) is not None:
+            return _Ext(f"java.lang.Object.{name}")  # `getClass()` in a class declaring none
         if name in self.package_prefixes:
             return _Mod(name)
         return self._from_outside(path, name) or inherited
@@ -393,12 +397,62 @@ class JavaResolver(Resolver):
         constructed = _CONSTRUCTED.match(raw)
         if constructed:
             value = self._called(path, scope, constructed.group(1), constructed.group(2) is None)
-            for attr in constructed.group(3).split("."):
-                value = self._member(value, attr) if value is not None else None
-            return value
+            return self._members(value, constructed.group(3))
+        cast = _CAST.match(raw)
+        if cast:
+            return self._members(self._instance_of(self._resolve_type(path, cast.group(1), scope)), cast.group(2))
         if not _DOTTED.match(raw):
             return None
         return self._dotted_chain(path, scope, raw)
+
+    def _members(self, value: _Value, attrs: str) -> _Value:
+        """``value``'s member ``a.b`` (for ``attrs`` "a.b")."""
+        for attr in attrs.split("."):
+            value = self._member(value, attr) if value is not None else None
+        return value
+
+    def _dotted_chain(self, path: str, scope: int | None, raw: str) -> _Value:
+        """``a.b.c``, where a name before a dot is a value — a variable, a field or a type,
+        never the method of the same name (Java keeps the two apart: ``tag.namespace()`` in
+        a class with a field ``tag`` and a method ``tag()`` is the field's)."""
+        head, *rest = raw.split(".")
+        value = self._lookup(path, scope, head)
+        if rest and _is_method(value):
+            value = self._memo(("field", path, scope, head), lambda: self._enclosing_field(path, scope, head))
+        for position, attr in enumerate(rest):
+            if value is None:
+                return None
+            owner = value
+            value = self._member(value, attr)
+            if position < len(rest) - 1 and _is_method(value) and isinstance(owner, (_Sym, _Inst)):
+                value = self._field_of(owner.symbol, attr, set())
+        return value
+
+    def _enclosing_field(self, path: str, scope: int | None, name: str) -> _Value:
+        """The field ``name`` of the innermost enclosing class that has one (or a base of it)."""
+        defs = self._file(path).parsed.definitions
+        while scope is not None:
+            if defs[scope].kind in ("class", "interface"):
+                found = self._field_of(self.symbols[(path, scope)], name, set())
+                if found is not None:
+                    return found
+            scope = defs[scope].parent
+        return None
+
+    def _field_of(self, cls: _Symbol, name: str, seen: set[str]) -> _Value:
+        """What the field ``name`` of ``cls`` or of its in-repo bases holds."""
+        if cls.id in seen or len(seen) > MAX_BASE_DEPTH:
+            return None
+        seen.add(cls.id)
+        found = self._memo(("attribute", cls.id, name), lambda: self._instance_attribute(cls, name))
+        if found is not None:
+            return found
+        for _raw, _line, base in self._class_bases(cls):
+            if isinstance(base, _Sym) and base.symbol.label in self.TYPE_LABELS:
+                found = self._field_of(base.symbol, name, seen)
+                if found is not None:
+                    return found
+        return None
 
     def _called(self, path: str, scope: int | None, head: str, no_arguments: bool) -> _Value:
         """What ``head(...)`` gives: a new object (``new T``), or a method's result."""
@@ -410,7 +464,7 @@ class JavaResolver(Resolver):
         owner = self._enclosing_class(path, scope)
         if owner is None:
             return None
-        head, *more = rest.split(".")
+        head, _, more = rest.partition(".")
         value: _Value = None
         for _raw, _line, base in self._class_bases(owner):
             if isinstance(base, _Sym):
@@ -419,9 +473,7 @@ class JavaResolver(Resolver):
                 value = _Ext(f"{base.name}.{head}")
             if value is not None:
                 break
-        for attr in more:
-            value = self._member(value, attr) if value is not None else None
-        return value
+        return self._members(value, more) if more else value
 
     def _resolve_type(self, path: str, raw: str, scope: int | None) -> _Value:
         """The type a declaration names: ``Order``, ``Order.Line``, ``com.shop.Order``;
@@ -681,6 +733,10 @@ def _enum_of_constant(d: Definition, defs: list[Definition]) -> Definition | Non
     if _ENUM_HEADER.search(enum.signature) is None or d.signature.split("(", 1)[0].strip() != d.name:
         return None
     return enum
+
+
+def _is_method(value: _Value) -> bool:
+    return isinstance(value, _Sym) and value.symbol.label == "Method"
 
 
 def _strip_generics(raw: str) -> str:

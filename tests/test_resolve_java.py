@@ -140,6 +140,32 @@ def test_a_field_typed_by_a_library_class_beats_what_a_library_base_is_assumed_t
     assert calls == {("java.io.InputStream.read", False)}
 
 
+def test_a_name_before_a_dot_is_a_field_never_the_method_of_the_same_name():
+    edges = _edges(
+        {
+            "com/dom/Tag.java": 'package com.dom;\n\npublic class Tag {\n    public String namespace() { return ""; }\n}\n',
+            "com/dom/Node.java": (
+                "package com.dom;\n\npublic class Node {\n    Node parentNode;\n\n"
+                "    public Node parentNode() { return parentNode; }\n    void addChild(Node n) {}\n}\n"
+            ),
+            "com/dom/Element.java": (
+                "package com.dom;\n\npublic class Element extends Node {\n    Tag tag;\n\n"
+                "    public Element tag() { return this; }\n\n"
+                "    String space() {\n        parentNode.addChild(this);\n        return tag.namespace();\n    }\n"
+                "    Element self() {\n        return tag();\n    }\n"
+                "    Object cast(Object o) {\n        getClass();\n        return ((Tag) o).namespace();\n    }\n}\n"
+            ),
+        }
+    )
+    calls = {(b, ok) for a, t, b, ok in edges if a == "com.dom.Element.space" and t == "CALLS"}
+    # `tag` is the Tag field, not the method tag(); `parentNode` the field a base declares.
+    assert calls == {("com.dom.Tag.namespace", True), ("com.dom.Node.addChild", True)}
+    assert ("com.dom.Element.self", "CALLS", "com.dom.Element.tag", True) in edges
+    # A member of a cast's type; an Object method called bare is the JDK's.
+    assert ("com.dom.Element.cast", "CALLS", "com.dom.Tag.namespace", True) in edges
+    assert ("com.dom.Element.cast", "CALLS", "java.lang.Object.getClass", False) in edges
+
+
 def test_overloads_are_told_apart_by_arity_then_by_argument_types_else_they_dangle():
     graph = _graph(
         {
