@@ -58,6 +58,9 @@ class Route:
     handler: Target
     file: str
     line: int
+    # The test whose body registers the route (its own app's route, which no other test's
+    # requests reach); None for a route of the code, a fixture's or a helper's.
+    test: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +74,7 @@ class ClientCall:
     caller_is_test: bool
     file: str
     line: int
+    test: str | None = None  # the test whose body makes the call
 
 
 @dataclass(slots=True)

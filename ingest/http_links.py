@@ -5,7 +5,8 @@ special cases.
 
 A match needs a compatible method and a path that fits segment by segment (a route parameter
 takes any value; a value the client computes may stand for a route's literal segment, which
-scores lower). The best-fitting routes win; when several handlers fit equally, each gets an
+scores lower). A route registered in a test's body is that test's own app's: only the test's
+requests reach it, before any route of the code. The best-fitting routes win; when several handlers fit equally, each gets an
 edge and the confidence is shared. The edge: ``(client)-[:CALLS {inferred: true, via: 'GET
 /api/orders/{param}', confidence, raw: <the URL as written>}]->(handler)``; a test making the
 call also gets a ``TESTED_BY`` edge from the handler, likewise inferred. A call that fits no
@@ -48,12 +49,18 @@ def http_links(
         links = added.get(call.file)
         if links is None:
             links = added[call.file] = FileSubgraph(call.file, [], [])
-        matches = _best_routes(call, index.candidates(call.url))
+        # A route a test registers is its own app's: only that test's requests reach it, and
+        # they reach it before any route of the code.
+        candidates = index.candidates(call.url)
+        own = [r for r in candidates if r.test is not None and r.test == call.test]
+        matches = _best_routes(call, own) or _best_routes(call, [r for r in candidates if r.test is None])
         if not matches or len(matches) > _MAX_TIED:
             reason = REASON_DYNAMIC if matches else _missing_reason(call, bool(routes))
             _dangle(repo, branch, call, reason, links)
             continue
         for route, confidence in matches:
+            if route.handler.id == call.caller.id:
+                continue  # served by code of the calling function itself: no edge crosses
             method = call.method or (next(iter(route.methods)) if route.methods and len(route.methods) == 1 else "ANY")
             via = f"{method} {route.path}"
             links.edges.append(_inferred(call.caller, "CALLS", route.handler, call, via, confidence))

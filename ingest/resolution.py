@@ -450,6 +450,18 @@ class Resolver:
         """The definition code in ``scope`` belongs to, or the file."""
         return Target(self.file_ids[path], "File") if scope is None else self.symbol_target(path, scope)
 
+    def test_holding(self, path: str, line: int) -> str | None:
+        """The id of the test whose body holds ``line`` of ``path``, if any."""
+        defs = self._file(path).parsed.definitions
+        holding = [i for i, d in enumerate(defs) if d.start_line <= line <= d.end_line]
+        scope = max(holding, key=lambda i: defs[i].start_line, default=None)
+        while scope is not None:
+            symbol = self.symbols[(path, scope)]
+            if symbol.is_test:
+                return symbol.id
+            scope = defs[scope].parent
+        return None
+
     def is_test_scope(self, path: str, scope: int | None) -> bool:
         return scope is not None and self.symbols[(path, scope)].is_test
 

@@ -115,8 +115,12 @@ def resolve_update(
         facts.update(family_facts)
         emitted.update((s.path, s) for s in resolver.build(only))
         found = spec.endpoints(resolver)
-        endpoints.routes.extend(found.routes)
-        endpoints.clients.extend(found.clients)
+        endpoints.routes.extend(
+            dataclasses.replace(r, test=resolver.test_holding(r.file, r.line)) for r in found.routes
+        )
+        endpoints.clients.extend(
+            dataclasses.replace(c, test=resolver.test_holding(c.file, c.line)) for c in found.clients
+        )
     # A file's links are matched again only when its client calls or the commit's routes
     # differ from what its stored links were matched from (or it was resolved again).
     routes_print = fingerprint(_route_row(r) for r in endpoints.routes)
@@ -176,12 +180,22 @@ def _family_of_path(path: str) -> str | None:
 
 def _route_row(route: Route) -> tuple:
     methods = sorted(route.methods) if route.methods is not None else None
-    return (route.path, str(methods), route.handler.id[BRANCH_PREFIX_LEN:], route.handler.label, route.file, route.line)
+    test = route.test[BRANCH_PREFIX_LEN:] if route.test else None
+    return (
+        route.path,
+        str(methods),
+        route.handler.id[BRANCH_PREFIX_LEN:],
+        route.handler.label,
+        route.file,
+        route.line,
+        test,
+    )
 
 
 def _client_row(call: ClientCall) -> tuple:
     caller = call.caller.id[BRANCH_PREFIX_LEN:]
-    return (call.line, str(call.method), repr(call.url), call.raw, caller, call.caller.label, call.caller_is_test)
+    test = call.test[BRANCH_PREFIX_LEN:] if call.test else None
+    return (call.line, str(call.method), repr(call.url), call.raw, caller, call.caller.label, call.caller_is_test, test)
 
 
 @dataclass(slots=True)

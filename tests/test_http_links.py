@@ -241,6 +241,30 @@ def test_a_dictionary_lookup_is_no_client_call():
     assert not _inferred(_text({"a.py": 'def f(d):\n    return d.get("orders"), d.get("key", "/default")\n'}))
 
 
+def test_a_route_a_test_registers_serves_only_that_tests_requests():
+    sources = _text(
+        {
+            "tests/test_api.py": (
+                "from flask import Flask\n\n\n"
+                "def test_index():\n    app = Flask(__name__)\n\n"
+                '    @app.get("/")\n    def index():\n        return "x"\n\n'
+                '    app.test_client().get("/")\n\n\n'
+                "def test_other():\n    app = Flask(__name__)\n\n"
+                '    @app.get("/")\n    def root():\n        return "y"\n\n'
+                '    app.test_client().get("/")\n\n\n'
+                'def test_served_elsewhere(client):\n    client.get("/")\n'
+            ),
+            "srv/app.py": 'from flask import Flask\n\napp = Flask(__name__)\n\n\n@app.get("/")\ndef home():\n    return ""\n',
+        }
+    )
+    calls = set(_calls(sources))
+    assert calls == {
+        ("tests.test_api.test_index", "tests.test_api.test_index.index"),
+        ("tests.test_api.test_other", "tests.test_api.test_other.root"),
+        ("tests.test_api.test_served_elsewhere", "srv.app.home"),
+    }
+
+
 # ----- Go ------------------------------------------------------------------------------------
 
 
