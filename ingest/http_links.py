@@ -55,7 +55,9 @@ def http_links(
         own = [r for r in candidates if r.test is not None and r.test == call.test]
         matches = _best_routes(call, own) or _best_routes(call, [r for r in candidates if r.test is None])
         if not matches or len(matches) > _MAX_TIED:
-            reason = REASON_DYNAMIC if matches else _missing_reason(call, bool(routes))
+            # Too many fit, or only routes other tests' apps serve: decided at run time.
+            dynamic = bool(matches) or bool(_best_routes(call, candidates))
+            reason = REASON_DYNAMIC if dynamic else _missing_reason(call, bool(routes))
             _dangle(repo, branch, call, reason, links)
             continue
         for route, confidence in matches:

@@ -247,22 +247,24 @@ def test_a_route_a_test_registers_serves_only_that_tests_requests():
             "tests/test_api.py": (
                 "from flask import Flask\n\n\n"
                 "def test_index():\n    app = Flask(__name__)\n\n"
-                '    @app.get("/")\n    def index():\n        return "x"\n\n'
+                '    @app.get("/")\n    @app.get("/index-only")\n    def index():\n        return "x"\n\n'
                 '    app.test_client().get("/")\n\n\n'
                 "def test_other():\n    app = Flask(__name__)\n\n"
                 '    @app.get("/")\n    def root():\n        return "y"\n\n'
                 '    app.test_client().get("/")\n\n\n'
-                'def test_served_elsewhere(client):\n    client.get("/")\n'
+                'def test_served_elsewhere(client):\n    client.get("/")\n    client.get("/index-only")\n'
             ),
             "srv/app.py": 'from flask import Flask\n\napp = Flask(__name__)\n\n\n@app.get("/")\ndef home():\n    return ""\n',
         }
     )
-    calls = set(_calls(sources))
+    calls = {(a, b) for a, t, b, ok, _via, _conf in _inferred(sources) if t == "CALLS" and ok}
     assert calls == {
         ("tests.test_api.test_index", "tests.test_api.test_index.index"),
         ("tests.test_api.test_other", "tests.test_api.test_other.root"),
         ("tests.test_api.test_served_elsewhere", "srv.app.home"),
     }
+    # Only another test's app serves it: which app gets the request is decided at run time.
+    assert unresolved_of_subgraphs(resolve_sources(sources, "web"))['"/index-only"'] == "dynamic"
 
 
 # ----- Go ------------------------------------------------------------------------------------

@@ -248,6 +248,7 @@ def test_builder_chains_across_lines_new_aliases_assertions_and_generic_calls():
                 "func Use(b *Binder, err error) {\n"
                 "\t_, n := Pair()\n\tn.Last()\n"
                 "\tctx, cancel := context.WithCancel(nil)\n\t_ = ctx\n\tcancel()\n"
+                '\t_, _ = []*Node{{}, {}}, map[string]Fail{"a": {}}\n'
                 f"\tx := 0\n\t_ = b.{steps}\n\t\tErr()\n"
                 "\tc := new(Binder)\n\tc.Err()\n"
                 "\tnode := b.tree\n\tnode.Leaf()\n"
@@ -260,6 +261,7 @@ def test_builder_chains_across_lines_new_aliases_assertions_and_generic_calls():
     calls = {b for a, t, b, ok in edges if t == "CALLS" and a == "bind.Use" and ok}
     assert {"bind.Binder.Int", "bind.Binder.Err", "bind.Node.Leaf", "bind.Fail.Unwrap", "bind.Parse"} <= calls
     assert "bind.Node.Last" in calls  # the second result of Pair is a *Node
+    assert {"bind.Node", "bind.Fail"} <= calls  # elements written without their type build one
     # A library call's results are all the library's: `cancel()` runs the library's code.
     assert ("bind.Use", "CALLS", "context.WithCancel()", False) in edges
     # A type parameter is no type of the repository, nor an unresolved one.

@@ -13,6 +13,16 @@
 ; (A call of a function literal or a parenthesized conversion such as `(*T)(x)` names nothing.)
 (call_expression function: [(identifier) (selector_expression) (index_expression) (generic_type)] @reference.call)
 (composite_literal type: [(type_identifier) (qualified_type) (generic_type)] @reference.call)
+; `[]*T{{...}, {...}}`, `map[K]T{k: {...}}`: an element written without its type builds a T
+(composite_literal
+  type: (slice_type element: [(type_identifier) (qualified_type) (generic_type) (pointer_type)] @reference.call)
+  body: (literal_value . (literal_element (literal_value))))
+(composite_literal
+  type: (array_type element: [(type_identifier) (qualified_type) (generic_type) (pointer_type)] @reference.call)
+  body: (literal_value . (literal_element (literal_value))))
+(composite_literal
+  type: (map_type value: [(type_identifier) (qualified_type) (generic_type) (pointer_type)] @reference.call)
+  body: (literal_value . (keyed_element value: (literal_element (literal_value)))))
 ; `ParseValue[int](s)` parses as a conversion to a generic type: a call of a generic function
 (type_conversion_expression type: (generic_type) @reference.call)
 
