@@ -30,6 +30,7 @@ from edge_scores import print_scores  # noqa: E402
 from graph_view import resolve_sources  # noqa: E402
 
 from branchgraph.core.languages import is_project_file, language_for_path  # noqa: E402
+from branchgraph.core.languages.go import module_name  # noqa: E402
 
 TYPES = ("CALLS", "INHERITS_FROM", "IMPLEMENTS")
 CODE_LABELS = ("Function", "Method")
@@ -38,6 +39,17 @@ CODE_LABELS = ("Function", "Method")
 def checker_edges(root: Path, binary: Path) -> set[tuple[str, str, str]]:
     subprocess.run(["go", "mod", "download"], cwd=root, check=True)
     return {tuple(e) for e in json.loads(subprocess.check_output([str(binary), "."], cwd=root))}
+
+
+def checker_name(node) -> str:
+    """A node's qualname as the checker writes it: a type declared inside a function by its
+    package and bare name (`binder.target`, not `binder.TestBind.target`)."""
+    qualname = node.props["qualname"]
+    if node.label not in ("Class", "Interface"):
+        return qualname
+    package = module_name(node.path)
+    local = qualname[len(package) + 1 :] if package else qualname
+    return f"{package}.{local.rsplit('.', 1)[-1]}" if package else local.rsplit(".", 1)[-1]
 
 
 def branchgraph_edges(root: Path) -> tuple[set[tuple[str, str, str]], float, int]:
@@ -64,7 +76,7 @@ def branchgraph_edges(root: Path) -> tuple[set[tuple[str, str, str]], float, int
             # The checker reads calls inside function and method bodies only.
             if e.type == "CALLS" and source.label not in CODE_LABELS:
                 continue
-            edges.add((source.props["qualname"], e.type, nodes[e.dst].props["qualname"]))
+            edges.add((source.props["qualname"], e.type, checker_name(nodes[e.dst])))
     rate = unresolved / (resolved + unresolved) if resolved + unresolved else 0.0
     return edges, rate, len([p for p in sources if p.endswith(".go")])
 

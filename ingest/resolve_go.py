@@ -92,6 +92,8 @@ class GoResolver(Resolver):
         self.receivers: dict[str, _Symbol] = {}  # method id -> its receiver type
         self.return_types: dict[tuple[str, int], list[str]] = self._table()  # each result's type, in order
         self._base_refs: dict[tuple[str, int], list[tuple[str, int]]] = self._table()
+        # A named collection type's element type (`type Routes []RouteInfo`), as written.
+        self._element_types: dict[tuple[str, int], str] = self._table()
         for f in files:
             self._index_file(f)
         for f in files:
@@ -129,6 +131,8 @@ class GoResolver(Resolver):
                 self.return_types.setdefault((f.path, ref.scope), []).append(ref.raw)
             elif ref.kind == "base":
                 self._base_refs.setdefault((f.path, ref.scope), []).append((ref.raw, ref.line))
+            elif ref.kind == "elements":
+                self._element_types[(f.path, ref.scope)] = ref.raw
 
     def _attach_methods(self, f: ParsedSource) -> None:
         """Methods join their receiver type's method set (in any file of the package)."""
@@ -215,6 +219,21 @@ class GoResolver(Resolver):
             return self._call_result(self._resolve_dotted(path, binding[2], binding[1]), binding[3])
         raise AssertionError(f"unknown binding {binding!r}")
 
+    def _element_of(self, path: str, scope: int | None, collection: str) -> _Value:
+        """An element of a slice, or of a value of a named collection type (`for _, r := range
+        routes` with `routes Routes` and `type Routes []RouteInfo`)."""
+        found = self._resolve_dotted(path, scope, collection)
+        return (
+            self._instance_of(self._elements_type(found.symbol))
+            if isinstance(found, _Inst)
+            else super()._element_of(path, scope, collection)
+        )
+
+    def _elements_type(self, collection: _Symbol) -> _Value:
+        """The element type of a named collection type, None for any other type."""
+        written = self._element_types.get((collection.file.path, collection.index))
+        return self._resolve_type(collection.file.path, written, None) if written else None
+
     def _call_result(self, callee: _Value, position: int = 0) -> _Value:
         """What a call gives: a type's value (a composite literal or a conversion), or the
         result a function or method declares in ``position`` (the first unless told)."""
@@ -240,6 +259,9 @@ class GoResolver(Resolver):
             binding = self.bindings.get((path, current), {}).get(name)
             if binding is not None:
                 return self._resolve_binding(path, binding)
+            local_type = self.children.get((path, current), {}).get(name)  # `type target struct{...}` in a function
+            if local_type is not None and local_type.label in self.TYPE_LABELS:
+                return _Sym(local_type)
             current = defs[current].parent
         binding = self.bindings.get((path, None), {}).get(name)
         if binding is not None:
@@ -406,6 +428,11 @@ class GoResolver(Resolver):
                 edge = self._emit(out, f.path, source, "CALLS", ref.raw, ref.line, value)
                 if edge.resolved and ref.scope is not None:
                     self._emit_tested_by(out, f, ref.scope, edge)
+            elif ref.kind == "element_call":  # `PathValues{{...}}` builds PathValue elements
+                collection = self._resolve_dotted(f.path, ref.scope, ref.raw)
+                element = self._elements_type(collection.symbol) if isinstance(collection, _Sym) else None
+                if isinstance(element, _Sym):
+                    self._emit(out, f.path, source, "CALLS", element.symbol.definition.name, ref.line, element)
             elif ref.kind in ("param_type", "return_type", "receiver"):
                 if ref.kind == "receiver":
                     continue  # the method's own type: its qualname and DEFINES say it

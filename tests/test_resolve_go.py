@@ -269,6 +269,24 @@ def test_builder_chains_across_lines_new_aliases_assertions_and_generic_calls():
     assert not {b for a, _, b in types if a in ("bind.Parse", "bind.Keep")}
 
 
+def test_named_collections_give_their_elements_and_a_function_may_declare_types():
+    edges = _edges(
+        {
+            "route/route.go": (
+                "package route\n\ntype Info struct{ Name string }\n\nfunc (i Info) Clone() Info { return i }\n\n"
+                "type Routes []Info\n\ntype Index map[string]*Info\n\n"
+                "func (r Routes) Clone() Routes {\n\tfor _, route := range r {\n\t\troute.Clone()\n\t}\n\treturn r\n}\n\n"
+                'func Build() (Routes, Index) {\n\treturn Routes{{Name: "a"}}, Index{"b": {Name: "b"}}\n}\n\n'
+                "func Local() {\n\ttype target struct{ n int }\n\t_ = target{n: 1}\n}\n"
+            )
+        }
+    )
+    calls = {(a, b) for a, t, b, ok in edges if t == "CALLS" and ok}
+    assert ("route.Routes.Clone", "route.Info.Clone") in calls  # an element of a Routes is an Info
+    assert ("route.Build", "route.Info") in calls  # `Routes{{...}}` builds Info elements
+    assert ("route.Local", "route.Local.target") in calls
+
+
 def test_a_changed_go_method_is_named_after_its_receiver_type(goshop_sources, goshop_graph):
     """impact maps a diff's hunks to qualnames the graph holds: a Go method's continues its type."""
     from branchgraph.impact.changes import FileVersions, changed_symbols

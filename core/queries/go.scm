@@ -23,6 +23,14 @@
 (composite_literal
   type: (map_type value: [(type_identifier) (qualified_type) (generic_type) (pointer_type)] @reference.call)
   body: (literal_value . (keyed_element value: (literal_element (literal_value)))))
+; `type Routes []RouteInfo`, `type Index map[string]*Entry`: the elements of a named collection
+(type_spec type: (slice_type element: (_) @reference.elements))
+(type_spec type: (array_type element: (_) @reference.elements))
+(type_spec type: (map_type value: (_) @reference.elements))
+; `PathValues{{Name: "id"}}`: an element written without its type, of a named collection
+(composite_literal
+  type: [(type_identifier) (qualified_type)] @reference.element_call
+  body: (literal_value . [(literal_element (literal_value)) (keyed_element value: (literal_element (literal_value)))]))
 ; `ParseValue[int](s)` parses as a conversion to a generic type: a call of a generic function
 (type_conversion_expression type: (generic_type) @reference.call)
 
