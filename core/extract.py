@@ -26,10 +26,10 @@ from branchgraph.core.languages import Conventions, language_named, new_parser, 
 from branchgraph.core.model import content_hash
 
 # Bumped whenever extraction output changes, so caches keyed by blob SHA are invalidated.
-EXTRACTOR_VERSION = 44
+EXTRACTOR_VERSION = 45
 
 _MAX_RAW = 200
-# A Go builder chain with its arguments left out (``b.Int64(…).MustInt64(…)...``) is kept this long.
+# A builder chain with its arguments left out (``b.Int64(…).MustInt64(…)...``) is kept this long.
 _MAX_CHAIN_RAW = 1000
 # A type annotation is kept longer: a generic function type or builder type cut short says
 # nothing (`(<L extends Event>(event: L) => Promise<...>)`), and only its names reach the graph.
@@ -264,8 +264,8 @@ def _text(node: TSNode) -> str:
 def _callee(node: TSNode) -> str:
     """What a whole call captured calls, arguments left out: ``repo.find`` for
     ``repo.find(id)``, ``a.b(…).c`` for ``a.b(x).c(y)`` (``a.b().c`` when the inner call passes
-    nothing), ``new Order(…).total`` for a method of a new object; a constructor call (``new
-    Order(x)``) is its class, ``Order``."""
+    nothing, ``a.b(…, …).c`` for two arguments: overloads apart), ``new Order(…).total`` for a
+    method of a new object; a constructor call (``new Order(x)``) is its class, ``Order``."""
     if node.type == "object_creation_expression":
         kind = node.child_by_field_name("type")
         return _raw(kind).split("<", 1)[0] if kind is not None else _raw(node)
@@ -282,14 +282,15 @@ def _callee(node: TSNode) -> str:
     else:
         head = _raw(receiver)
     text = f"{head}.{_text(name)}"
-    return text if len(text) <= _MAX_RAW else text[: _MAX_RAW - 1] + "…"
+    return text if len(text) <= _MAX_CHAIN_RAW else text[: _MAX_CHAIN_RAW - 1] + "…"
 
 
 def _called(invocation: TSNode) -> str:
-    """A call inside a chain or an argument: its callee and `(…)`, or `()` when it passes
-    nothing (a getter and its setter overload apart)."""
+    """A call inside a chain or an argument: its callee and a `…` per argument (`()` when it
+    passes nothing), so that overloads of different arities stay apart."""
     arguments = invocation.child_by_field_name("arguments")
-    return _callee(invocation) + ("()" if arguments is not None and not arguments.named_children else "(…)")
+    count = len([a for a in arguments.named_children if a.type not in _NOT_ARGUMENTS]) if arguments is not None else 1
+    return _callee(invocation) + "(" + ", ".join("…" * count) + ")"
 
 
 _LITERAL_TYPES = {

@@ -39,8 +39,12 @@ from branchgraph.ingest.subgraphs import ParsedSource, SubgraphEmitter, Target
 
 _IDENTIFIER = r"[A-Za-z_$][\w$]*"
 _DOTTED = re.compile(rf"^{_IDENTIFIER}(\.{_IDENTIFIER})*$")
+# A call's arguments in a chain, a `…` each (core/extract._called): `()`, `(…)`, `(…, …)`.
+_ARGUMENTS = r"\((?:…(?:, …)*)?\)"
 # `repo.find(…).total`, `new Order(…).total`: a member of what a call gives (core/extract._callee).
-_CONSTRUCTED = re.compile(rf"^(.*)\((…)?\)\.({_IDENTIFIER}(?:\.{_IDENTIFIER})*)$")
+_CONSTRUCTED = re.compile(rf"^(.*)({_ARGUMENTS})\.({_IDENTIFIER}(?:\.{_IDENTIFIER})*)$")
+# `repo.find(…)`: what a call gives (an argument's hint).
+_CALL_RESULT = re.compile(rf"^(.*)({_ARGUMENTS})$")
 _GENERIC_ARGS = re.compile(r"<[^<>]*>")
 _ENUM_HEADER = re.compile(r"(^|\s)enum\s")
 _RECORD_HEADER = re.compile(r"(^|\s)record\s")
@@ -49,10 +53,10 @@ _OBJECT_METHODS = frozenset("toString hashCode equals getClass clone finalize no
 _ENUM_METHODS = frozenset("name ordinal compareTo values valueOf getDeclaringClass describeConstable".split())
 # Packages whose annotation processors write members no source declares.
 _GENERATORS = ("lombok", "com.google.auto.value", "org.immutables")
-# A call of one of java.lang.Object's methods, as an argument's hint (`=sb.toString()`).
 # `((TextNode) node).text`: a member of a cast's type.
 _CAST = re.compile(rf"^\(\(\s*([\w.]+(?:<[^()]*>)?(?:\[\])*)\s*\).*\)\.({_IDENTIFIER}(?:\.{_IDENTIFIER})*)$")
-_OBJECT_METHOD_CALL = re.compile(rf"(?:^=|\.)({'|'.join(OBJECT_RESULTS)})\((…)?\)$")
+# A call of one of java.lang.Object's methods, as an argument's hint (`=sb.toString()`).
+_OBJECT_METHOD_CALL = re.compile(rf"(?:^=|\.)({'|'.join(OBJECT_RESULTS)}){_ARGUMENTS}$")
 _TYPE_NAME = re.compile(rf"{_IDENTIFIER}(?:\.{_IDENTIFIER})*")
 _TEST_ANNOTATIONS = frozenset({"Test", "ParameterizedTest", "RepeatedTest", "TestFactory", "TestTemplate"})
 PRIMITIVES = frozenset("boolean byte char short int long float double void var".split())
@@ -248,10 +252,10 @@ class JavaResolver(Resolver):
             return found
         return None
 
-    def _call_result(self, callee: _Value, no_arguments: bool | None = None) -> _Value:
+    def _call_result(self, callee: _Value, arguments: int | None = None) -> _Value:
         """What a call gives: a new instance of a class, or what a method's declared return
-        type is (when its overloads agree on it; ``no_arguments`` says whether the call passes
-        none, which parts a getter from its setter overload)."""
+        type is (when the overloads taking that many ``arguments``, when known, agree on it:
+        a getter and its setter overload apart, `data(key, value)` and `data(key)`)."""
         if isinstance(callee, _Getter):
             return _Inst(callee.element)
         if isinstance(callee, _Container) and callee.name.rsplit(".", 1)[-1] in _CONTAINER_VIEWS:
@@ -265,8 +269,8 @@ class JavaResolver(Resolver):
             return _Inst(symbol)
         d = symbol.definition
         overloads = self.overloads.get((symbol.file.path, d.parent), {}).get(d.name, [symbol])
-        if no_arguments is not None:
-            overloads = [o for o in overloads if (self._arity(o)[0] == 0) == no_arguments] or overloads
+        if arguments is not None:
+            overloads = [o for o in overloads if self._takes(o, arguments)] or overloads
         declared = {self.return_types.get((o.file.path, o.index)) for o in overloads}
         if len(declared) != 1 or None in declared:
             return None
@@ -392,11 +396,12 @@ class JavaResolver(Resolver):
         raw = _strip_generics(raw.strip())
         if raw.startswith("super."):
             return self._super_member(path, scope, raw[len("super.") :])
-        if raw.endswith(("(…)", "()")):  # what a call gives (an argument's type)
-            return self._called(path, scope, raw.removesuffix("()").removesuffix("(…)"), raw.endswith("()"))
+        called = _CALL_RESULT.match(raw)
+        if called:  # what a call gives (an argument's type)
+            return self._called(path, scope, called.group(1), called.group(2).count("…"))
         constructed = _CONSTRUCTED.match(raw)
         if constructed:
-            value = self._called(path, scope, constructed.group(1), constructed.group(2) is None)
+            value = self._called(path, scope, constructed.group(1), constructed.group(2).count("…"))
             return self._members(value, constructed.group(3))
         cast = _CAST.match(raw)
         if cast:
@@ -454,11 +459,11 @@ class JavaResolver(Resolver):
                     return found
         return None
 
-    def _called(self, path: str, scope: int | None, head: str, no_arguments: bool) -> _Value:
+    def _called(self, path: str, scope: int | None, head: str, arguments: int) -> _Value:
         """What ``head(...)`` gives: a new object (``new T``), or a method's result."""
         if head.startswith("new ") and _DOTTED.match(head[len("new ") :]):
             return self._instance_of(self._resolve_type(path, head[len("new ") :], scope))
-        return self._call_result(self._resolve_dotted(path, scope, head), no_arguments)
+        return self._call_result(self._resolve_dotted(path, scope, head), arguments)
 
     def _super_member(self, path: str, scope: int | None, rest: str) -> _Value:
         owner = self._enclosing_class(path, scope)
@@ -538,6 +543,11 @@ class JavaResolver(Resolver):
         if found is None:
             found = self._parameter_types[method.id] = _parameter_types(method.definition)
         return found
+
+    def _takes(self, method: _Symbol, arguments: int) -> bool:
+        """Whether ``method`` can be called with that many arguments (varargs take the rest)."""
+        fixed, varargs = self._arity(method)
+        return arguments >= fixed - 1 if varargs else arguments == fixed
 
     def _arity(self, method: _Symbol) -> tuple[int, bool]:
         """How many parameters the method declares, and whether the last is varargs."""
@@ -644,8 +654,9 @@ class JavaResolver(Resolver):
             value = self._resolve_type(path, ref.raw, ref.scope)
             return value if value is not None else self._outside(ref.raw)
         value = self._pick_overload(path, ref, self._resolve_dotted(path, ref.scope, ref.raw))
-        if value is None and self._leaves_repository(ref.raw.replace("(…)", "")):
-            if self._lacks_method(path, ref.scope, ref.raw.replace("(…)", "")):
+        bare = re.sub(_ARGUMENTS, "", ref.raw)
+        if value is None and self._leaves_repository(bare):
+            if self._lacks_method(path, ref.scope, bare):
                 return None  # `state.readAll()` on an in-repo type that has no such method
             return _Ext(ref.raw)
         return value

@@ -166,6 +166,30 @@ def test_a_name_before_a_dot_is_a_field_never_the_method_of_the_same_name():
     assert ("com.dom.Element.cast", "CALLS", "java.lang.Object.getClass", False) in edges
 
 
+def test_a_chain_tells_overloads_apart_by_their_number_of_arguments():
+    edges = _edges(
+        {
+            "com/net/Connection.java": (
+                "package com.net;\n\npublic interface Connection {\n"
+                "    Connection data(String key, String value);\n    KeyVal data(String key);\n"
+                "    Connection header(String name, String value);\n    String get();\n}\n"
+            ),
+            "com/net/KeyVal.java": "package com.net;\n\npublic interface KeyVal {\n    String value();\n}\n",
+            "com/net/Use.java": (
+                "package com.net;\n\nclass Use {\n    String run(Connection c) {\n"
+                '        c.data("k").value();\n'
+                '        return c.data("k", "v")\n            .header("a", "b")\n            .get();\n    }\n}\n'
+            ),
+        }
+    )
+    calls = {(b, ok) for a, t, b, ok in edges if a == "com.net.Use.run" and t == "CALLS"}
+    assert {
+        ("com.net.KeyVal.value", True),
+        ("com.net.Connection.header", True),
+        ("com.net.Connection.get", True),
+    } <= calls
+
+
 def test_overloads_are_told_apart_by_arity_then_by_argument_types_else_they_dangle():
     graph = _graph(
         {
