@@ -12,6 +12,7 @@ from branchgraph.graph.protocols import GraphReader
 
 RULE_ID = "branchgraph/unresolved-reference"
 _SUGGESTIONS = 3
+_CLOSE_NAMES = 10  # bare names compared before the nearer definitions are chosen among them
 _CUTOFF = 0.75
 
 
@@ -34,21 +35,44 @@ def unresolved_in(graph: GraphReader, repo: str, branch: str, lines: dict[str, s
     kept = [r for r in rows if (wanted := lines[r["path"]]) is None or r["line"] in wanted]
     if not kept:
         return []
-    names = {
-        r["name"]: r["qualname"]
-        for r in graph.named_query("symbol_names", {"repo": repo, "branch": branch}, limit=1_000_000)
-    }
+    symbols: dict[str, list[Named]] = {}
+    for r in graph.named_query("symbol_names", {"repo": repo, "branch": branch}, limit=5_000_000):
+        symbols.setdefault(r["name"], []).append(Named(r["qualname"], r["path"], r["label"]))
     return [
-        Finding(
-            r["path"],
-            r["line"],
-            r["raw"],
-            r["edge"],
-            r["user"],
-            [names[n] for n in difflib.get_close_matches(r["raw"].rsplit(".", 1)[-1], names, _SUGGESTIONS, _CUTOFF)],
-        )
+        Finding(r["path"], r["line"], r["raw"], r["edge"], r["user"], nearest_names(r["raw"], r["path"], symbols))
         for r in kept
     ]
+
+
+@dataclass(frozen=True, slots=True)
+class Named:
+    """A symbol a misspelt reference may have meant."""
+
+    qualname: str
+    path: str
+    label: str
+
+
+def nearest_names(raw: str, path: str, symbols: dict[str, list[Named]]) -> list[str]:
+    """The qualified names ``raw`` (written in ``path``) most likely meant: symbols whose bare
+    name is close to its last part, the closest first; among about equally close ones, those
+    defined nearer (the same file, then the same directory) and of the kind a call of that form
+    reaches (``x.meth`` a method, ``fn`` a function or class)."""
+    name = raw.rsplit(".", 1)[-1]
+    member = "." in raw
+    ranked: list[tuple[tuple[float, bool, bool, bool], str]] = []
+    for close in difflib.get_close_matches(name, symbols, _CLOSE_NAMES, _CUTOFF):
+        similarity = round(difflib.SequenceMatcher(None, name, close).ratio(), 1)
+        for s in symbols[close]:
+            near = (s.path == path, _directory(s.path) == _directory(path), (s.label == "Method") == member)
+            ranked.append(((similarity, *near), s.qualname))
+    ranked.sort(key=lambda pair: pair[1])
+    ranked.sort(key=lambda pair: pair[0], reverse=True)  # stable: equal scores stay by qualname
+    return list(dict.fromkeys(q for _, q in ranked))[:_SUGGESTIONS]
+
+
+def _directory(path: str) -> str:
+    return path.rpartition("/")[0]
 
 
 def to_sarif(findings: list[Finding], version: str) -> dict[str, Any]:

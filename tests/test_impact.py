@@ -186,6 +186,25 @@ def test_unresolved_references_that_name_a_changed_symbol_are_never_no_impact(re
     assert json.loads(as_json.output)["unknowns"]["app.py"][0]["raw"] == "plugin.checksum"
 
 
+def test_check_suggests_the_nearest_definitions_of_the_closest_names_first():
+    from branchgraph.impact.check import Named, nearest_names
+
+    symbols = {
+        "save": [
+            Named("a.models.save", "a/models.py", "Function"),
+            Named("z.store.save", "z/store.py", "Function"),
+            Named("z.store.Store.save", "z/store.py", "Method"),
+        ],
+        "slave": [Named("a.models.slave", "a/models.py", "Function")],
+        "unrelated": [Named("a.models.unrelated", "a/models.py", "Function")],
+    }
+    # The same directory first, and the kind the call's form reaches.
+    assert nearest_names("sav", "z/api.py", symbols) == ["z.store.save", "z.store.Store.save", "a.models.save"]
+    assert nearest_names("self.store.sav", "z/api.py", symbols)[0] == "z.store.Store.save"
+    assert nearest_names("sav", "a/views.py", symbols)[0] == "a.models.save"
+    assert nearest_names("frobnicate", "a/views.py", symbols) == []
+
+
 def test_check_reports_references_that_resolve_to_nothing_with_the_nearest_names(repo_dir: Path, config):
     from dulwich.repo import Repo
     from gitrepo import init_repo
