@@ -100,6 +100,30 @@ def test_a_method_a_typescript_class_surely_lacks_through_this_is_unresolved():
         assert reasons[raw] == "external", raw
 
 
+def test_a_function_whose_type_is_asserted_is_still_a_function_and_an_asserted_name_an_alias():
+    graph = resolve(
+        {
+            "package.json": b'{"name": "x"}',
+            "src/vanilla.ts": (
+                b"type Create = (init: unknown) => unknown\n"
+                b"const createImpl = (init: unknown) => init\n"
+                b"export const create = ((init: unknown) => createImpl(init)) as Create\n"
+                b"export const checked = (function (x: number) { return x }) satisfies (x: number) => number\n"
+                b"export const devtools = createImpl as unknown as Create\n"
+            ),
+            "src/use.ts": (
+                b"import { create, checked, devtools } from './vanilla'\n\n"
+                b"export function use() {\n  create(1)\n  checked(2)\n  devtools(3)\n}\n"
+            ),
+        }
+    )
+    found = calls_by_caller(graph)
+    assert found[("src/use.use", "create")] == ("src/vanilla.create", True)
+    assert found[("src/use.use", "checked")] == ("src/vanilla.checked", True)
+    assert found[("src/use.use", "devtools")] == ("src/vanilla.createImpl", True)  # what the name holds
+    assert found[("src/vanilla.create", "createImpl")] == ("src/vanilla.createImpl", True)
+
+
 def test_relative_specifiers_find_extensions_index_files_and_ts_behind_js():
     modules = ModuleMap(["src/a.ts", "src/b/index.tsx", "src/c.js", "src/d.mts"], {})
     assert modules.resolve("src/x.ts", "./a") == "src/a.ts"

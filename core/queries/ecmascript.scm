@@ -14,6 +14,8 @@
 (generator_function_declaration name: (_) @name) @definition.function
 (class_body (method_definition name: (_) @name) @definition.function)
 (variable_declarator name: (identifier) @name value: [(arrow_function) (function_expression)]) @definition.function
+(variable_declarator name: (identifier) @name
+  value: (parenthesized_expression [(arrow_function) (function_expression)])) @definition.function
 ; CommonJS: exports.vat = function () {...}
 (assignment_expression
   left: (member_expression object: (_) @_exports property: (property_identifier) @name)

@@ -9,6 +9,15 @@
 ; class (`export class Axios { get<T>(url: string): Promise<T>; }` in axios' index.d.ts).
 (class_body (method_signature name: (_) @name) @definition.function)
 (class_body (public_field_definition name: (_) @name value: [(arrow_function) (function_expression)]) @definition.function)
+; `const createStore = ((init) => ...) as CreateStore`: a function, its type asserted
+(variable_declarator name: (identifier) @name
+  value: [(as_expression . (parenthesized_expression [(arrow_function) (function_expression)]))
+          (satisfies_expression . (parenthesized_expression [(arrow_function) (function_expression)]))]) @definition.function
+; `export const devtools = devtoolsImpl as unknown as Devtools`: the name holds what it asserts
+(variable_declarator name: (identifier) @assign.name
+  value: [(as_expression . [(identifier) (member_expression)] @assign.alias)
+          (as_expression . (as_expression . [(identifier) (member_expression)] @assign.alias))
+          (satisfies_expression . [(identifier) (member_expression)] @assign.alias)])
 
 ((comment) @doc . [(abstract_class_declaration) (interface_declaration) (method_signature)
                    (abstract_method_signature) (public_field_definition)] @documented
