@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import random
 import subprocess
 import sys
 import tempfile
@@ -26,7 +25,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests"))
 
-from edge_scores import print_scores  # noqa: E402
+from edge_scores import checkable_edges, cloned, print_scores, unresolved_rate  # noqa: E402
 from graph_view import resolve_sources  # noqa: E402
 
 from branchgraph.core.languages import is_project_file, language_for_path  # noqa: E402
@@ -34,6 +33,7 @@ from branchgraph.core.languages.go import module_name  # noqa: E402
 
 TYPES = ("CALLS", "INHERITS_FROM", "IMPLEMENTS")
 CODE_LABELS = ("Function", "Method")
+COUNTED = ("CALLS", "IMPORTS", "INHERITS_FROM", "PARAM_TYPE", "RETURNS_TYPE")
 
 
 def checker_edges(root: Path, binary: Path) -> set[tuple[str, str, str]]:
@@ -60,25 +60,13 @@ def branchgraph_edges(root: Path) -> tuple[set[tuple[str, str, str]], float, int
     }
     sources = {path: data for path, data in sources.items() if path.endswith(".go") or path.endswith("go.mod")}
     graph = resolve_sources(sources, root.name)
-    nodes = {n.id: n for s in graph for n in [*s.nodes, *s.unresolved]}
-    edges, resolved, unresolved = set(), 0, 0
-    for s in graph:
-        for e in s.edges:
-            if e.type in ("CALLS", "IMPORTS", "INHERITS_FROM", "PARAM_TYPE", "RETURNS_TYPE"):
-                if e.resolved:
-                    resolved += 1
-                elif nodes[e.dst].props["reason"] == "unresolved":
-                    unresolved += 1
-            # An inferred HTTP edge (a request to a route) is no call a type checker sees.
-            if not e.resolved or e.type not in TYPES or e.inferred:
-                continue
-            source = nodes[e.src]
-            # The checker reads calls inside function and method bodies only.
-            if e.type == "CALLS" and source.label not in CODE_LABELS:
-                continue
-            edges.add((source.props["qualname"], e.type, checker_name(nodes[e.dst])))
-    rate = unresolved / (resolved + unresolved) if resolved + unresolved else 0.0
-    return edges, rate, len([p for p in sources if p.endswith(".go")])
+    # The checker reads calls inside function and method bodies only.
+    edges = {
+        (source.props["qualname"], e.type, checker_name(target))
+        for source, e, target in checkable_edges(graph, TYPES)
+        if e.type != "CALLS" or source.label in CODE_LABELS
+    }
+    return edges, unresolved_rate(graph, COUNTED), len([p for p in sources if p.endswith(".go")])
 
 
 def main() -> None:
@@ -89,16 +77,11 @@ def main() -> None:
     scratch = Path(tempfile.mkdtemp(prefix="branchgraph-resolution-go-"))
     binary = scratch / "goedges"
     subprocess.run(["go", "build", "-o", str(binary), "."], cwd=HERE.parent / "tests/fixtures/goedges", check=True)
-    rng = random.Random(7)
-    for spec in args.source:
-        name, _, git_dir = spec.partition("=")
-        root = scratch / name
-        subprocess.run(["git", "clone", "-q", git_dir, str(root)], check=True)
-        commit = subprocess.check_output(["git", "rev-parse", "--short", "HEAD"], cwd=root, text=True).strip()
+    for name, root, commit in cloned(args.source, scratch):
         truth = checker_edges(root, binary)
         found, rate, files = branchgraph_edges(root)
         print(f"{name} @ {commit}: {files} Go files, unresolved rate {rate:.1%}")
-        print_scores(truth, found, TYPES, "the checker", args.sample, rng)
+        print_scores(truth, found, TYPES, "the checker", args.sample)
 
 
 if __name__ == "__main__":

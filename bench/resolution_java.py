@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import random
 import subprocess
 import sys
 import tempfile
@@ -27,7 +26,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests"))
 
-from edge_scores import print_scores  # noqa: E402
+from edge_scores import checkable_edges, cloned, print_scores, unresolved_rate  # noqa: E402
 from graph_view import resolve_sources  # noqa: E402
 
 TYPES = ("CALLS", "INHERITS_FROM", "IMPLEMENTS")
@@ -57,22 +56,13 @@ def branchgraph_edges(root: Path, files: list[str]) -> tuple[set[tuple[str, str,
         for n in s.nodes
         if n.label in ("Class", "Interface", "Method") and _inside_a_method(n.props["qualname"], nodes, s)
     }
-    edges, resolved, unresolved = set(), 0, 0
-    for s in graph:
-        for e in s.edges:
-            if e.type in EDGE_TYPES:
-                if e.resolved:
-                    resolved += 1
-                elif nodes[e.dst].props["reason"] == "unresolved":
-                    unresolved += 1
-            # An inferred HTTP edge (a request to a route) is no call a type checker sees.
-            if not e.resolved or e.type not in TYPES or e.inferred or e.src in in_methods:
-                continue
-            if e.type == "CALLS" and nodes[e.dst].label == "Interface":
-                continue  # an anonymous class of an interface: javac's `new` is of the anonymous class
-            edges.add((nodes[e.src].props["qualname"], e.type, nodes[e.dst].props["qualname"]))
-    rate = unresolved / (resolved + unresolved) if resolved + unresolved else 0.0
-    return edges, rate
+    edges = {
+        (source.props["qualname"], e.type, target.props["qualname"])
+        for source, e, target in checkable_edges(graph, TYPES)
+        # An anonymous class of an interface: javac's `new` is of the anonymous class.
+        if source.id not in in_methods and not (e.type == "CALLS" and target.label == "Interface")
+    }
+    return edges, unresolved_rate(graph, EDGE_TYPES)
 
 
 def _inside_a_method(qualname: str, nodes: dict, subgraph) -> bool:
@@ -88,12 +78,7 @@ def main() -> None:
     parser.add_argument("--sample", type=int, default=10, help="disagreements shown per kind")
     args = parser.parse_args()
     scratch = Path(tempfile.mkdtemp(prefix="branchgraph-resolution-java-"))
-    rng = random.Random(7)
-    for spec in args.source:
-        name, _, git_dir = spec.partition("=")
-        root = scratch / name
-        subprocess.run(["git", "clone", "-q", git_dir, str(root)], check=True)
-        commit = subprocess.check_output(["git", "rev-parse", "--short", "HEAD"], cwd=root, text=True).strip()
+    for name, root, commit in cloned(args.source, scratch):
         files = sorted(
             str(p.relative_to(root))
             for p in root.rglob("*.java")
@@ -103,7 +88,7 @@ def main() -> None:
         truth = {e for e in truth if e[0] and e[2]}  # anonymous classes have no name
         found, rate = branchgraph_edges(root, files)
         print(f"{name} @ {commit}: {len(files)} Java files, unresolved rate {rate:.1%}")
-        print_scores(truth, found, TYPES, "javac", args.sample, rng)
+        print_scores(truth, found, TYPES, "javac", args.sample)
 
 
 if __name__ == "__main__":

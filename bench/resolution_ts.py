@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import random
 import subprocess
 import sys
 import tempfile
@@ -32,7 +31,7 @@ sys.path.insert(0, str(HERE.parent / "tests"))
 sys.path.insert(0, str(HERE.parent / "tests" / "fixtures"))
 
 from confirm_with_tsc import typescript_package  # noqa: E402
-from edge_scores import print_scores  # noqa: E402
+from edge_scores import checkable_edges, cloned, print_scores, unresolved_rate  # noqa: E402
 from graph_view import resolve_sources  # noqa: E402
 
 from branchgraph.core.languages import is_project_file  # noqa: E402
@@ -82,21 +81,8 @@ def branchgraph_edges(root: Path, files: list[str]) -> tuple[set[tuple[str, str,
     listed = subprocess.check_output(["git", "ls-files"], cwd=root, text=True).split("\n")
     sources |= {p: (root / p).read_bytes() for p in listed if p and is_project_file(p.rsplit("/", 1)[-1])}
     graph = resolve_sources(sources, root.name)
-    nodes = {n.id: n for s in graph for n in [*s.nodes, *s.unresolved]}
-    edges, resolved, unresolved = set(), 0, 0
-    for s in graph:
-        for e in s.edges:
-            if e.type in COUNTED:
-                if e.resolved:
-                    resolved += 1
-                elif nodes[e.dst].props["reason"] == "unresolved":
-                    unresolved += 1
-            # An inferred HTTP edge (a request to a route) is no call a type checker sees.
-            if not e.resolved or e.type not in TYPES or e.inferred:
-                continue
-            edges.add((nodes[e.src].props["qualname"], e.type, nodes[e.dst].props["qualname"]))
-    rate = unresolved / (resolved + unresolved) if resolved + unresolved else 0.0
-    return edges, rate
+    edges = {(a.props["qualname"], e.type, b.props["qualname"]) for a, e, b in checkable_edges(graph, TYPES)}
+    return edges, unresolved_rate(graph, COUNTED)
 
 
 def main() -> None:
@@ -108,17 +94,12 @@ def main() -> None:
     args = parser.parse_args()
     typescript = args.typescript or typescript_package(args.cache)
     scratch = Path(tempfile.mkdtemp(prefix="branchgraph-resolution-ts-"))
-    rng = random.Random(7)
-    for spec in args.source:
-        name, _, git_dir = spec.partition("=")
-        root = scratch / name
-        subprocess.run(["git", "clone", "-q", git_dir, str(root)], check=True)
-        commit = subprocess.check_output(["git", "rev-parse", "--short", "HEAD"], cwd=root, text=True).strip()
+    for name, root, commit in cloned(args.source, scratch):
         files = project_files(root)
         found, rate = branchgraph_edges(root, files)
         truth = checker_edges(root, typescript)
         print(f"{name} @ {commit}: {len(files)} TypeScript files, unresolved rate {rate:.1%}")
-        print_scores(truth, found, TYPES, "the checker", args.sample, rng)
+        print_scores(truth, found, TYPES, "the checker", args.sample)
 
 
 if __name__ == "__main__":

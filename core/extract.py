@@ -336,8 +336,8 @@ def _raw(node: TSNode, limit: int = _MAX_RAW) -> str:
 
 def _selector_raw(node: TSNode) -> str:
     """A Go selector as its resolver reads it: the calls it chains through show ``(…)`` for
-    their arguments (``b.Int64(…).Bool`` for ``b.Int64("id", &id).\n\tBool``), so that a long
-    builder chain stays whole; ``new(T)`` keeps its type."""
+    their arguments, on one line (``b.Int64(…).Bool`` for ``b.Int64("id", &id).Bool`` written
+    across two), so that a long builder chain stays whole; ``new(T)`` keeps its type."""
     operand, field = node.child_by_field_name("operand"), node.child_by_field_name("field")
     if operand is None or field is None:
         return " ".join(_text(node).split())

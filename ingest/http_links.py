@@ -6,13 +6,13 @@ special cases.
 A match needs a compatible method and a path that fits segment by segment (a route parameter
 takes any value; a value the client computes may stand for a route's literal segment, which
 scores lower). A route registered in a test's body is that test's own app's: only the test's
-requests reach it, before any route of the code. The best-fitting routes win; when several handlers fit equally, each gets an
-edge and the confidence is shared. The edge: ``(client)-[:CALLS {inferred: true, via: 'GET
-/api/orders/{param}', confidence, raw: <the URL as written>}]->(handler)``; a test making the
-call also gets a ``TESTED_BY`` edge from the handler, likewise inferred. A call that fits no
-route dangles with its URL as written: ``unresolved`` when the repository serves routes (the
-call names one that does not exist), ``external`` when it serves none or the URL names another
-host (the API lives elsewhere).
+requests reach it, before any route of the code. The best-fitting routes win; when several
+handlers fit equally, each gets an edge and the confidence is shared. The edge:
+``(client)-[:CALLS {inferred: true, via: 'GET /api/orders/{param}', confidence, raw: <the URL
+as written>}]->(handler)``; a test making the call also gets a ``TESTED_BY`` edge from the
+handler, likewise inferred. A call that fits no route dangles with its URL as written:
+``unresolved`` when the repository serves routes (the call names one that does not exist),
+``external`` when it serves none or the URL names another host (the API lives elsewhere).
 """
 
 from __future__ import annotations

@@ -223,11 +223,9 @@ class GoResolver(Resolver):
         """An element of a slice, or of a value of a named collection type (`for _, r := range
         routes` with `routes Routes` and `type Routes []RouteInfo`)."""
         found = self._resolve_dotted(path, scope, collection)
-        return (
-            self._instance_of(self._elements_type(found.symbol))
-            if isinstance(found, _Inst)
-            else super()._element_of(path, scope, collection)
-        )
+        if isinstance(found, _Inst):
+            return self._instance_of(self._elements_type(found.symbol))
+        return _Inst(found.symbol) if isinstance(found, _Elements) else None
 
     def _elements_type(self, collection: _Symbol) -> _Value:
         """The element type of a named collection type, None for any other type."""
@@ -314,7 +312,7 @@ class GoResolver(Resolver):
     def _resolve_dotted(self, path: str, scope: int | None, raw: str) -> _Value:
         """Resolve a callee or an expression as written in ``scope`` of ``path``: a name or a
         selector chain (``a.b.c``), also through what calls give (``svc.Get(id).Total``,
-        ``b.Int(x).\n\tBool(y).BindError``: a newline may follow a dot), composite literals
+        ``b.Int(x).Bool(y).BindError``, a newline after any dot), composite literals
         (``T{...}.m``), ``new(T)`` and type assertions (``err.(*HTTPError).Unwrap``)."""
         raw = _GENERIC_ARGS.sub("", raw.strip()).removeprefix("&").removeprefix("*")
         if _DOTTED.match(raw):
@@ -571,8 +569,9 @@ def _scan(text: str) -> Iterator[tuple[int, str, int]]:
 
 
 def _selector_steps(raw: str) -> list[str] | None:
-    """``a.b(x).\n\tc`` -> ``["a", "b(x)", "c"]``: a chain split at its top-level dots,
-    whitespace around them dropped; None when the text is unbalanced (cut short)."""
+    """``a.b(x).c`` -> ``["a", "b(x)", "c"]``: a chain split at its top-level dots, the
+    whitespace around them (a line break after a dot) dropped; None when the text is
+    unbalanced (cut short)."""
     steps, start = [], 0
     for i, char, depth in _scan(raw):
         if depth < 0 or (not char and depth > 0):
