@@ -26,7 +26,7 @@ from branchgraph.core.languages import Conventions, language_named, new_parser, 
 from branchgraph.core.model import content_hash
 
 # Bumped whenever extraction output changes, so caches keyed by blob SHA are invalidated.
-EXTRACTOR_VERSION = 46
+EXTRACTOR_VERSION = 48
 
 _MAX_RAW = 200
 # A builder chain with its arguments left out (``b.Int64(…).MustInt64(…)...``) is kept this long.
@@ -56,6 +56,7 @@ _ASSIGN_KINDS = (
     ("assign.literal", "literal"),
     ("assign.parameter", "parameter"),
     ("assign.callback", "callback"),
+    ("assign.returned", "returned"),
     ("assign.unpacked", "unpacked"),
     ("assign.destructured", "destructured"),
     ("assign.jsx", "jsx"),
@@ -632,7 +633,13 @@ def extract(language: str, data: bytes) -> ParsedFile:
                     scope=scopes.innermost(node.start_byte, node.end_byte),
                     kind=kind,
                     argument=slot.argument if slot else None,
-                    position=slot.position if slot else _element_position(node) if kind in _POSITIONED else None,
+                    position=slot.position
+                    if slot
+                    else _element_position(node)
+                    if kind in _POSITIONED
+                    else _parameter_position(node)
+                    if kind == "returned"
+                    else None,
                     key=slot.key if slot else _destructured_key(caps, node) if kind == "destructured" else None,
                 )
             )
@@ -643,9 +650,11 @@ def extract(language: str, data: bytes) -> ParsedFile:
                 if not capture.startswith("reference."):
                     continue
                 node = nodes[0]
-                if node.type in _NOT_REFERENCES:
+                if node.type in _NOT_REFERENCES or (capture == "reference.parameter" and _in_function_type(node)):
                     continue
                 param = caps.get("param")
+                if param and _in_function_type(param[0]):
+                    param = None  # `cb: (stream: Api) => void`: `stream` names no parameter of the function
                 arguments = node.child_by_field_name("arguments") if node.type in _WHOLE_CALLS else None
                 references.append(
                     Reference(
@@ -738,6 +747,36 @@ def _callback_slot(parameter: TSNode, key: list[TSNode] | None) -> _CallbackSlot
         return None
     argument = [n.id for n in arguments.named_children if n.type not in _NOT_ARGUMENTS].index(function.id)
     return _CallbackSlot(argument, position, _text(key[0]) if key else None)
+
+
+def _parameter_position(name: TSNode) -> int | None:
+    """The place of the parameter ``name`` names in its function's parameter list."""
+    parameter = name.parent
+    listed = parameter.parent if parameter is not None else None
+    if parameter is None or listed is None:
+        return None
+    return [n.id for n in listed.named_children if n.type not in _NOT_ARGUMENTS].index(parameter.id)
+
+
+def _in_function_type(node: TSNode) -> bool:
+    """Whether a parameter is one of a function *type*'s (TypeScript's `(x: T) => U`), not of
+    the function being defined."""
+    parent = node.parent
+    while parent is not None:
+        if parent.type in ("function_type", "constructor_type"):
+            return True
+        if (
+            parent.type == "formal_parameters"
+            and parent.parent is not None
+            and parent.parent.type
+            not in (
+                "function_type",
+                "constructor_type",
+            )
+        ):
+            return False
+        parent = parent.parent
+    return False
 
 
 def _element_position(element: TSNode) -> int:

@@ -163,8 +163,8 @@ _Value = (
 )  # _Mod names a module by its path
 # The bindings of callback parameters, which callbacks in one scope share (see
 # ``_bind_callback_parameter``), and the extractor's kinds of them.
-_PARAMETER_KINDS = frozenset({"element", "callback", "param"})
-_CALLBACK_KINDS = frozenset({"element", "callback"})
+_PARAMETER_KINDS = frozenset({"element", "callback", "returned", "param"})
+_CALLBACK_KINDS = frozenset({"element", "callback", "returned"})
 # A labelled tuple element: `[count: number, set: Setter]`.
 _NAMED_ELEMENT = re.compile(rf"^{_IDENTIFIER}\??\s*:")
 # A getter's header: `get req(): HonoRequest`, `static get instance()`.
@@ -249,10 +249,8 @@ class EcmaScriptResolver(Resolver):
             elif ref.kind == "base":
                 self._base_refs.setdefault((f.path, ref.scope), []).append((ref.raw, ref.line))
             elif ref.kind == "param_type" and ref.param:
-                bound = self.bindings.get((f.path, ref.scope), {}).get(ref.param)
-                self._bind(
-                    f.path, ref.scope, ref.param, ("annotated", ref.raw, ref.scope), keep_existing=bound != ("param",)
-                )
+                # An annotation says what the name holds, whatever callbacks of the scope bound.
+                self._bind_declared(f.path, ref.scope, ref.param, ("annotated", ref.raw, ref.scope))
 
     def _index_import(self, f: ParsedSource, imp: Import) -> None:
         if imp.kind == "export":
@@ -280,6 +278,9 @@ class EcmaScriptResolver(Resolver):
         if a.kind == "callback":
             passed: _Binding = ("callback", a.callee, a.scope, a.argument, a.position, a.key)
             self._bind_callback_parameter(f.path, a.scope, a.name, passed)
+            return
+        if a.kind == "returned" and a.scope is not None and a.position is not None:
+            self._bind_callback_parameter(f.path, a.scope, a.name, ("returned", a.scope, a.position))
             return
         binding: _Binding
         if a.kind == "property":
@@ -443,6 +444,8 @@ class EcmaScriptResolver(Resolver):
             return self._element_of(path, binding[2], binding[1])
         if kind == "callback":  # `app.get("/", (c) => ...)`: what app.get passes its callback
             return self._memo((kind, path, *binding[1:]), lambda: self._callback_parameter(path, *binding[1:]))
+        if kind == "returned":  # `(): MiddlewareHandler => async (c, next) => ...`
+            return self._memo((kind, path, *binding[1:]), lambda: self._returned_parameter(path, *binding[1:]))
         if kind == "object":
             return _Object(path, binding[2], binding[1])
         if kind == "unpacked":  # `const [count, setCount] = useState(0)`: an element of what it returns
@@ -481,20 +484,36 @@ class EcmaScriptResolver(Resolver):
     def _passed_to(
         self, callee: _Sym | _Inst | _FunctionType, argument: int, parameter: int, key: str | None
     ) -> _Value:
-        values = set()
+        values: set[_Value] = set()
         for where, at, parameters in self._parameter_lists(callee):
             passed = _argument_type(_parameter_types(parameters), argument)
             if passed is None:
                 continue
             given = [(where, at, passed)] if key is None else self._property_types(where, at, passed, key, 0)
             functions = [found for place in given for found in self._function_types(*place, 0)]
-            for function_path, function_scope, function_parameters in functions:
-                received = _parameter_types(function_parameters)
-                declared = received[parameter] if parameter < len(received) else ""
-                if not declared or declared.startswith("..."):
-                    return None
-                values.add(self._instance_of(self._resolve_type(function_path, declared, function_scope)))
+            if not self._received(functions, parameter, values):
+                return None
         return values.pop() if len(values) == 1 else None
+
+    def _returned_parameter(self, path: str, scope: int, parameter: int) -> _Value:
+        """The type the ``parameter``-th parameter of a function returned by the definition
+        ``scope`` has: that of the function type its return type names."""
+        declared = self.return_types.get((path, scope))
+        values: set[_Value] = set()
+        if declared is None or not self._received(self._function_types(path, scope, declared, 0), parameter, values):
+            return None
+        return values.pop() if len(values) == 1 else None
+
+    def _received(self, functions: list[_Typed], parameter: int, values: set[_Value]) -> bool:
+        """Add to ``values`` what the ``parameter``-th parameter of each function type is;
+        False when one of them leaves it untyped (or takes the rest)."""
+        for function_path, function_scope, function_parameters in functions:
+            received = _parameter_types(function_parameters)
+            declared = received[parameter] if parameter < len(received) else ""
+            if not declared or declared.startswith("..."):
+                return False
+            values.add(self._instance_of(self._resolve_type(function_path, declared, function_scope)))
+        return True
 
     def _property_types(self, path: str, scope: int | None, raw: str, key: str, depth: int) -> list[_Typed]:
         """The declared types of property ``key`` of the object types an annotation names

@@ -124,6 +124,34 @@ def test_a_function_whose_type_is_asserted_is_still_a_function_and_an_asserted_n
     assert found[("src/vanilla.create", "createImpl")] == ("src/vanilla.createImpl", True)
 
 
+def test_a_returned_handler_takes_its_parameters_from_the_declared_return_type():
+    graph = resolve(
+        {
+            "package.json": b'{"name": "x"}',
+            "src/context.ts": (
+                b"export class Context {\n  json(v: unknown) { return v }\n}\n"
+                b"export type Next = () => Promise<void>\n"
+                b"export type MiddlewareHandler = (c: Context, next: Next) => Promise<void>\n"
+            ),
+            "src/stream.ts": b"export const stream = (n: number, cb: (stream: number) => void) => n\n",
+            "src/mw.ts": (
+                b"import type { MiddlewareHandler } from './context'\nimport { stream } from './stream'\n\n"
+                b"export const logger = (prefix: string): MiddlewareHandler => async (c, next) => {\n"
+                b"  c.json(prefix)\n  await next()\n}\n\n"
+                b"export function cors(origin: string): MiddlewareHandler {\n"
+                b"  return function cors(c, next) {\n    c.json(origin)\n    return next()\n  }\n}\n\n"
+                # A function type's parameter (`stream` below) is no parameter of the function.
+                b"export const piped = (n: number, cb: (stream: number) => void) => stream(n, cb)\n"
+            ),
+        }
+    )
+    found = calls_by_caller(graph)
+    assert found[("src/mw.logger", "c.json")] == ("src/context.Context.json", True)
+    assert found[("src/mw.cors", "c.json")] == ("src/context.Context.json", True)
+    assert dangling_reason(graph, "src/mw.logger", "next") == "dynamic"  # calling a `Next` runs what was passed
+    assert found[("src/mw.piped", "stream")] == ("src/stream.stream", True)
+
+
 def test_relative_specifiers_find_extensions_index_files_and_ts_behind_js():
     modules = ModuleMap(["src/a.ts", "src/b/index.tsx", "src/c.js", "src/d.mts"], {})
     assert modules.resolve("src/x.ts", "./a") == "src/a.ts"

@@ -13,6 +13,27 @@
 (variable_declarator name: (identifier) @name
   value: [(as_expression . (parenthesized_expression [(arrow_function) (function_expression)]))
           (satisfies_expression . (parenthesized_expression [(arrow_function) (function_expression)]))]) @definition.function
+; A function returned by one whose return type is written (`(o): MiddlewareHandler => async (c,
+; next) => ...`, `return function (c, next) {...}`): its untyped parameters take that type's.
+(arrow_function return_type: (type_annotation)
+  body: [(arrow_function parameters: (formal_parameters (required_parameter pattern: (identifier) @assign.name !type)))
+     (function_expression parameters: (formal_parameters (required_parameter pattern: (identifier) @assign.name !type)))] @assign.returned)
+(arrow_function return_type: (type_annotation)
+  body: (statement_block (return_statement
+    [(arrow_function parameters: (formal_parameters (required_parameter pattern: (identifier) @assign.name !type)))
+     (function_expression parameters: (formal_parameters (required_parameter pattern: (identifier) @assign.name !type)))] @assign.returned)))
+(function_declaration return_type: (type_annotation)
+  body: (statement_block (return_statement
+    [(arrow_function parameters: (formal_parameters (required_parameter pattern: (identifier) @assign.name !type)))
+     (function_expression parameters: (formal_parameters (required_parameter pattern: (identifier) @assign.name !type)))] @assign.returned)))
+(method_definition return_type: (type_annotation)
+  body: (statement_block (return_statement
+    [(arrow_function parameters: (formal_parameters (required_parameter pattern: (identifier) @assign.name !type)))
+     (function_expression parameters: (formal_parameters (required_parameter pattern: (identifier) @assign.name !type)))] @assign.returned)))
+(function_expression return_type: (type_annotation)
+  body: (statement_block (return_statement
+    [(arrow_function parameters: (formal_parameters (required_parameter pattern: (identifier) @assign.name !type)))
+     (function_expression parameters: (formal_parameters (required_parameter pattern: (identifier) @assign.name !type)))] @assign.returned)))
 ; `export const devtools = devtoolsImpl as unknown as Devtools`: the name holds what it asserts
 (variable_declarator name: (identifier) @assign.name
   value: [(as_expression . [(identifier) (member_expression)] @assign.alias)
