@@ -53,6 +53,8 @@ _OBJECT_METHODS = frozenset("toString hashCode equals getClass clone finalize no
 _ENUM_METHODS = frozenset("name ordinal compareTo values valueOf getDeclaringClass describeConstable".split())
 # Packages whose annotation processors write members no source declares.
 _GENERATORS = ("lombok", "com.google.auto.value", "org.immutables")
+# `"p".equals`: a method of a string literal.
+_STRING_MEMBER = re.compile(rf'^"(?:[^"\\]|\\.)*"\.({_IDENTIFIER})$')
 # `((TextNode) node).text`: a member of a cast's type.
 _CAST = re.compile(rf"^\(\(\s*([\w.]+(?:<[^()]*>)?(?:\[\])*)\s*\).*\)\.({_IDENTIFIER}(?:\.{_IDENTIFIER})*)$")
 # A call of one of java.lang.Object's methods, as an argument's hint (`=sb.toString()`).
@@ -367,7 +369,11 @@ class JavaResolver(Resolver):
             if found is not None:
                 return _Sym(found)
             sub = f"{value.name}.{attr}"
-            return _Mod(sub) if sub in self.package_prefixes else None
+            if sub in self.package_prefixes:
+                return _Mod(sub)
+            # `org.w3c.dom.Document` beside the repository's `org.jsoup`: a package of no one here
+            # (a name missing from one of the repository's own packages stays unresolved).
+            return None if value.name in self.packages else _Ext(sub)
         if isinstance(value, (_Sym, _Inst)) and value.symbol.label in self.TYPE_LABELS:
             return self._class_member(value.symbol, attr, set())
         if isinstance(value, _Elements) and attr == "length":
@@ -377,11 +383,14 @@ class JavaResolver(Resolver):
     def _class_member(self, cls: _Symbol, attr: str, seen: set[str]) -> _Value:
         """As every resolver finds members; past a library container base (`extends
         ArrayList<Element>`), its element getters return elements."""
+        outermost = not seen  # the class asked about, not one of its bases on the way
         found = super()._class_member(cls, attr, seen)
         if isinstance(found, _Ext) and not isinstance(found, (_Getter, _Container)):
             for _raw, _line, base in self._class_bases(cls):
                 if isinstance(base, _Container):
                     return self._member(base, attr)
+        if found is None and attr in _OBJECT_METHODS and outermost:
+            return _Ext(f"java.lang.Object.{attr}")  # every type has Object's methods
         return found
 
     def _bases_uncached(self, cls: _Symbol) -> list[tuple[str, int, _Value]]:
@@ -396,6 +405,9 @@ class JavaResolver(Resolver):
         raw = _strip_generics(raw.strip())
         if raw.startswith("super."):
             return self._super_member(path, scope, raw[len("super.") :])
+        literal = _STRING_MEMBER.match(raw)
+        if literal:  # `"p".equals(name)`
+            return _Ext(f"java.lang.String.{literal.group(1)}")
         called = _CALL_RESULT.match(raw)
         if called:  # what a call gives (an argument's type)
             return self._called(path, scope, called.group(1), called.group(2).count("…"))

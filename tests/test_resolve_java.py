@@ -153,7 +153,9 @@ def test_a_name_before_a_dot_is_a_field_never_the_method_of_the_same_name():
                 "    public Element tag() { return this; }\n\n"
                 "    String space() {\n        parentNode.addChild(this);\n        return tag.namespace();\n    }\n"
                 "    Element self() {\n        return tag();\n    }\n"
-                "    Object cast(Object o) {\n        getClass();\n        return ((Tag) o).namespace();\n    }\n}\n"
+                "    Object cast(Object o) {\n        getClass();\n        return ((Tag) o).namespace();\n    }\n"
+                "    void library(com.w3c.Document d) {\n        d.getFirstChild();\n"
+                '        "p".equals(d);\n        tag.toString();\n    }\n}\n'
             ),
         }
     )
@@ -164,6 +166,10 @@ def test_a_name_before_a_dot_is_a_field_never_the_method_of_the_same_name():
     # A member of a cast's type; an Object method called bare is the JDK's.
     assert ("com.dom.Element.cast", "CALLS", "com.dom.Tag.namespace", True) in edges
     assert ("com.dom.Element.cast", "CALLS", "java.lang.Object.getClass", False) in edges
+    # A fully qualified library type beside the repository's own `com.dom`; a string literal's method.
+    assert ("com.dom.Element.library", "CALLS", "com.w3c.Document.getFirstChild", False) in edges
+    assert ("com.dom.Element.library", "CALLS", "java.lang.String.equals", False) in edges
+    assert ("com.dom.Element.library", "CALLS", "java.lang.Object.toString", False) in edges
 
 
 def test_a_chain_tells_overloads_apart_by_their_number_of_arguments():
@@ -281,7 +287,7 @@ def test_a_method_an_in_repo_type_surely_lacks_is_unresolved_not_external():
     assert reasons["state.readAll"] == "unresolved"
     for raw in (
         "state.name",
-        "state.hashCode",
+        "java.lang.Object.hashCode",  # every type has Object's methods
         "point.x",
         "java.io.InputStream.available",
         "bean.getSize",
