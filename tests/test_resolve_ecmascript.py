@@ -140,6 +140,11 @@ def test_a_returned_handler_takes_its_parameters_from_the_declared_return_type()
                 b"  c.json(prefix)\n  await next()\n}\n\n"
                 b"export function cors(origin: string): MiddlewareHandler {\n"
                 b"  return function cors(c, next) {\n    c.json(origin)\n    return next()\n  }\n}\n\n"
+                # Returned from a method's and an arrow's block.
+                b"export class Guards {\n  auth(token: string): MiddlewareHandler {\n"
+                b"    return async (c, next) => { c.json(token); await next() }\n  }\n}\n\n"
+                b"export const timing = (): MiddlewareHandler => {\n"
+                b"  return async (c, next) => { c.json(1); await next() }\n}\n\n"
                 # A function type's parameter (`stream` below) is no parameter of the function.
                 b"export const piped = (n: number, cb: (stream: number) => void) => stream(n, cb)\n"
             ),
@@ -148,6 +153,8 @@ def test_a_returned_handler_takes_its_parameters_from_the_declared_return_type()
     found = calls_by_caller(graph)
     assert found[("src/mw.logger", "c.json")] == ("src/context.Context.json", True)
     assert found[("src/mw.cors", "c.json")] == ("src/context.Context.json", True)
+    assert found[("src/mw.Guards.auth", "c.json")] == ("src/context.Context.json", True)
+    assert found[("src/mw.timing", "c.json")] == ("src/context.Context.json", True)
     assert dangling_reason(graph, "src/mw.logger", "next") == "dynamic"  # calling a `Next` runs what was passed
     assert found[("src/mw.piped", "stream")] == ("src/stream.stream", True)
 

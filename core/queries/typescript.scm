@@ -18,19 +18,8 @@
 (arrow_function return_type: (type_annotation)
   body: [(arrow_function parameters: (formal_parameters (required_parameter pattern: (identifier) @assign.name !type)))
      (function_expression parameters: (formal_parameters (required_parameter pattern: (identifier) @assign.name !type)))] @assign.returned)
-(arrow_function return_type: (type_annotation)
-  body: (statement_block (return_statement
-    [(arrow_function parameters: (formal_parameters (required_parameter pattern: (identifier) @assign.name !type)))
-     (function_expression parameters: (formal_parameters (required_parameter pattern: (identifier) @assign.name !type)))] @assign.returned)))
-(function_declaration return_type: (type_annotation)
-  body: (statement_block (return_statement
-    [(arrow_function parameters: (formal_parameters (required_parameter pattern: (identifier) @assign.name !type)))
-     (function_expression parameters: (formal_parameters (required_parameter pattern: (identifier) @assign.name !type)))] @assign.returned)))
-(method_definition return_type: (type_annotation)
-  body: (statement_block (return_statement
-    [(arrow_function parameters: (formal_parameters (required_parameter pattern: (identifier) @assign.name !type)))
-     (function_expression parameters: (formal_parameters (required_parameter pattern: (identifier) @assign.name !type)))] @assign.returned)))
-(function_expression return_type: (type_annotation)
+; ... or returned from a block (`_`: an arrow function, a declaration, a method, a function expression).
+(_ return_type: (type_annotation)
   body: (statement_block (return_statement
     [(arrow_function parameters: (formal_parameters (required_parameter pattern: (identifier) @assign.name !type)))
      (function_expression parameters: (formal_parameters (required_parameter pattern: (identifier) @assign.name !type)))] @assign.returned)))
