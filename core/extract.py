@@ -339,9 +339,14 @@ def _selector_raw(node: TSNode) -> str:
     """A Go selector as its resolver reads it: the calls it chains through show ``(…)`` for
     their arguments, on one line (``b.Int64(…).Bool`` for ``b.Int64("id", &id).Bool`` written
     across two), so that a long builder chain stays whole; ``new(T)`` keeps its type."""
+    text = _text(node)
+    if "(" not in text and len(text.split()) == 1:
+        # A plain `a.b.c` (no call, one line): what the steps below would build, without
+        # walking down its operands (each step of a chain is a reference of its own).
+        return text if len(text) <= _MAX_CHAIN_RAW else text[: _MAX_CHAIN_RAW - 1] + "…"
     operand, field = node.child_by_field_name("operand"), node.child_by_field_name("field")
     if operand is None or field is None:
-        return " ".join(_text(node).split())
+        return " ".join(text.split())
     if operand.type == "call_expression":
         function, arguments = operand.child_by_field_name("function"), operand.child_by_field_name("arguments")
         if function is None or arguments is None or _text(function) == "new":
