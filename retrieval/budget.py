@@ -27,6 +27,8 @@ def estimate_tokens(text: str) -> int:
 # recall@10.
 TOKEN_EXPONENT = 0.5
 PROTECTED_ITEMS = 10
+# Whether dropped items that fit the room left are put back (``_refill``).
+REFILL = True
 
 
 def _worth(item: Trimmable) -> float:
@@ -51,13 +53,14 @@ def trim_to_budget(items: Sequence[T], budget: int, on_drop: Callable[[T], None]
     parent, or an entry, becomes a leaf, and so droppable, once everything hanging from it is
     gone: an entry that ranked low once every candidate was scored costs no more room than
     any other weak item. When the spine alone exceeds the budget the spine is returned as it
-    is; the caller warns.
+    is; the caller warns. Then what was dropped and fits the room left is put back, best first.
     """
     kept = {item.id: item for item in items}
     total = sum(item.tokens for item in items)
     best = max((item for item in items if item.is_entry), key=lambda item: (item.score, item.id), default=None)
     ranked = sorted(items, key=lambda item: (-item.score, item.id))
     protected = {item.id for item in ranked[:PROTECTED_ITEMS]}
+    dropped: list[T] = []
     while total > budget:
         parents = {item.parent for item in kept.values() if item.parent is not None}
         leaves = [item for item in kept.values() if item is not best and item.id not in parents]
@@ -74,6 +77,30 @@ def trim_to_budget(items: Sequence[T], budget: int, on_drop: Callable[[T], None]
         )
         del kept[drop.id]
         total -= drop.tokens
-        if on_drop is not None:
-            on_drop(drop)
+        dropped.append(drop)
+    if REFILL:
+        _refill(kept, dropped, budget - total)
+    if on_drop is not None:
+        for item in dropped:
+            if item.id not in kept:
+                on_drop(item)
     return [item for item in items if item.id in kept]
+
+
+def _refill(kept: dict[str, T], dropped: list[T], room: int) -> None:
+    """Put back, best first, dropped items that fit the ``room`` left and hang from a kept
+    one (or from nothing). Dropping goes by worth per token until the total fits, so a
+    long item dropped last can leave room for many short ones dropped before it (a 3,000-token
+    answer had come back with 1,184)."""
+    used = 0
+    restored = True
+    while restored:
+        restored = False
+        for item in sorted(dropped, key=lambda i: (-i.score, i.id)):
+            if item.id in kept or item.tokens > room - used:
+                continue
+            if item.parent is not None and item.parent not in kept:
+                continue
+            kept[item.id] = item
+            used += item.tokens
+            restored = True  # its own leaves may hang from it

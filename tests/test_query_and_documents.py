@@ -205,3 +205,21 @@ def test_the_budget_keeps_the_best_items_and_then_the_most_score_per_token(monke
     assert kept == {"entry", "big-but-second", "short", "child"}
     # The best entry stays even when nothing fits.
     assert [i.id for i in budget.trim_to_budget(items, 10)] == ["entry"]
+
+
+def test_what_was_dropped_and_fits_the_room_left_is_put_back(monkeypatch):
+    monkeypatch.setattr(budget, "PROTECTED_ITEMS", 2)
+    items = [
+        _Item("entry", 0.9, 100, is_entry=True),
+        _Item("long", 0.8, 1000),  # protected: dropped only once every other leaf is gone
+        *(_Item(f"short-{i}", 0.3, 100) for i in range(5)),
+        _Item("detail", 0.2, 10, parent="long"),
+    ]
+    dropped: list[_Item] = []
+    kept = [i.id for i in budget.trim_to_budget(items, 650, on_drop=dropped.append)]
+    # Dropping the short ones first did not bring 1,610 tokens under 650; dropping the long one
+    # did, and left room for the short ones again; what hangs from the long one stays out.
+    assert kept == ["entry", "short-0", "short-1", "short-2", "short-3", "short-4"]
+    assert sorted(i.id for i in dropped) == ["detail", "long"]
+    monkeypatch.setattr(budget, "REFILL", False)
+    assert [i.id for i in budget.trim_to_budget(items, 650)] == ["entry"]
