@@ -93,10 +93,11 @@ def _refill(kept: dict[str, T], dropped: list[T], room: int) -> None:
     long item dropped last can leave room for many short ones dropped before it (a 3,000-token
     answer had come back with 1,184)."""
     used = 0
+    best_first = sorted(dropped, key=lambda i: (-i.score, i.id))
     restored = True
     while restored:
         restored = False
-        for item in sorted(dropped, key=lambda i: (-i.score, i.id)):
+        for item in best_first:
             if item.id in kept or item.tokens > room - used:
                 continue
             if item.parent is not None and item.parent not in kept:
