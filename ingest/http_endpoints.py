@@ -1,6 +1,7 @@
-"""Web routes and HTTP client calls of a commit, read from the call sites each file records
+"""Web routes and HTTP client calls of one file, read from the call sites it records
 (``core.extract.CallSite``) with the help of its language's resolver (what a handler name
-is, which module a router variable comes from).
+is, which module a router variable comes from); ``ingest.http_facts`` assembles the commit's
+from every file's (the prefixes routers are mounted under, the bases clients are made with).
 
 Routes, with the prefixes they are mounted under:
 - Python: Flask (``@app.route``, ``@bp.get``, ``add_url_rule``; a blueprint's ``url_prefix``
@@ -23,11 +24,10 @@ wherever the URL argument looks like a path or URL.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
-from dataclasses import dataclass
 
 from branchgraph.core.extract import CallSite
 from branchgraph.core.languages.java import annotation_name
+from branchgraph.ingest.http_facts import FIXED, MOUNTED, TABLE, FileClient, FileEndpoints, FileRoute, Origin
 from branchgraph.ingest.http_paths import ClientPath, client_path, join, options_method, regex_route, route_path
 from branchgraph.ingest.http_paths import string_literal as literal
 from branchgraph.ingest.resolution import Resolver
@@ -44,71 +44,6 @@ _INCLUDE = re.compile(r"""^include\(\s*(.+?)\s*(?:,.*)?\)$""")
 _FUNCTION_LITERAL = re.compile(r"^(async\s+)?(function\b|\(|[A-Za-z_$][\w$]*\s*=>)")
 _KEYWORD_ARGUMENT = re.compile(r"^\w+\s*=[^=]")
 _BASE_URL = re.compile(r"""\bbaseURL\s*:\s*(["'`][^"'`]*["'`])""")
-
-Origin = tuple[str, str]  # (path, variable name) of a router, app or client object
-
-
-@dataclass(frozen=True, slots=True)
-class Route:
-    """A handler serving ``methods`` (None: any method) on ``path`` (normalized, prefixes
-    included)."""
-
-    methods: frozenset[str] | None
-    path: str
-    handler: Target
-    file: str
-    line: int
-    # The test whose body registers the route (its own app's route, which no other test's
-    # requests reach); None for a route of the code, a fixture's or a helper's.
-    test: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class ClientCall:
-    """A request to ``url`` (method None: not known statically) made by ``caller``."""
-
-    method: str | None
-    url: ClientPath
-    raw: str
-    caller: Target
-    caller_is_test: bool
-    file: str
-    line: int
-    test: str | None = None  # the test whose body makes the call
-
-
-@dataclass(slots=True)
-class Endpoints:
-    routes: list[Route]
-    clients: list[ClientCall]
-
-
-class _Mounts:
-    """Prefixes routers are mounted under: their own (``Blueprint(url_prefix=)``) and each
-    registration on a parent (``register_blueprint``, ``include_router``, ``app.use``,
-    Django ``include``), parents followed upward."""
-
-    def __init__(self) -> None:
-        self.own: dict[Origin, str] = {}
-        self.registrations: dict[Origin, list[tuple[Origin | None, str | None, bool]]] = {}
-
-    def register(self, child: Origin, parent: Origin | None, prefix: str | None, replaces_own: bool) -> None:
-        self.registrations.setdefault(child, []).append((parent, prefix, replaces_own))
-
-    def prefixes(self, router: Origin | None, seen: frozenset[Origin] = frozenset()) -> list[str]:
-        if router is None:
-            return [""]
-        own = self.own.get(router, "")
-        registered = self.registrations.get(router)
-        if not registered or router in seen:
-            return [own]
-        out: list[str] = []
-        for parent, prefix, replaces_own in registered:
-            # Flask: a url_prefix given at registration replaces the blueprint's own;
-            # FastAPI, Express and Django put it in front.
-            mounted = prefix if replaces_own and prefix is not None else join(prefix or "", own)
-            out.extend(join(above, mounted) for above in self.prefixes(parent, seen | {router}))
-        return sorted(set(out))
 
 
 def _keyword(args: list[str], name: str) -> str | None:
@@ -131,36 +66,31 @@ def _last(callee: str) -> str:
     return callee.rsplit(".", 1)[-1]
 
 
-def _sites(resolver: Resolver) -> Iterable[tuple[ParsedSource, CallSite]]:
-    for f in resolver.files:
-        if f.has_sites:  # known without decoding an update's undecoded parses
-            for site in f.parsed.calls:
-                yield f, site
+def _sites(f: ParsedSource) -> list[CallSite]:
+    # `has_sites` is known without decoding an update's undecoded parses.
+    return f.parsed.calls if f.has_sites else []
 
 
-def python_endpoints(resolver: Resolver) -> Endpoints:
-    mounts = _Mounts()
-    client_bases: dict[Origin, ClientPath] = {}
-    for f, site in _sites(resolver):
+def python_endpoints(resolver: Resolver, f: ParsedSource) -> FileEndpoints:
+    found = FileEndpoints()
+    sites = _sites(f)
+    for site in sites:
         name = _last(site.callee)
         if site.assigned and name in _PYTHON_ROUTERS:
             prefix = _keyword(site.args, _PYTHON_ROUTERS[name])
-            mounts.own[(f.path, site.assigned)] = (literal(prefix) if prefix else None) or ""
+            found.prefixes[site.assigned] = (literal(prefix) if prefix else None) or ""
         elif site.assigned and name in _PYTHON_CLIENTS:
             base = _keyword(site.args, "base_url")
-            found = client_path(base) if base else None
-            if found is not None:
-                client_bases[(f.path, site.assigned)] = found
+            base_path = client_path(base) if base else None
+            if base_path is not None:
+                found.bases[site.assigned] = base_path
         elif name in ("register_blueprint", "include_router") and site.args:
             child = resolver.origin(f.path, site.scope, site.args[0])
             if child is not None:
                 prefix = _keyword(site.args, "url_prefix" if name == "register_blueprint" else "prefix")
                 parent = resolver.origin(f.path, site.scope, _receiver(site.callee))
-                mounts.register(child, parent, literal(prefix) if prefix else None, name == "register_blueprint")
-    routes: list[Route] = []
-    clients: list[ClientCall] = []
-    tables: list[tuple[ParsedSource, CallSite, str]] = []
-    for f, site in _sites(resolver):
+                found.mounts.append((child, parent, literal(prefix) if prefix else None, name == "register_blueprint"))
+    for site in sites:
         name = _last(site.callee)
         positional = _positional(site.args)
         if site.decorates is not None and name in _ROUTE_DECORATORS:
@@ -170,7 +100,7 @@ def python_endpoints(resolver: Resolver) -> Endpoints:
             methods = _decorator_methods(name, _keyword(site.args, "methods"))
             router = resolver.origin(f.path, site.scope, _receiver(site.callee))
             handler = resolver.symbol_target(f.path, site.decorates)
-            routes.extend(_mounted(methods, template, handler, f, site, mounts.prefixes(router)))
+            found.routes.append(_route(resolver, f, site, methods, route_path(template), handler, MOUNTED, router))
         elif name in ("add_url_rule", "add_api_route") and positional:
             template = literal(positional[0])
             view = _keyword(site.args, "view_func" if name == "add_url_rule" else "endpoint")
@@ -181,23 +111,35 @@ def python_endpoints(resolver: Resolver) -> Endpoints:
                 continue
             methods = _decorator_methods("route", _keyword(site.args, "methods"))
             router = resolver.origin(f.path, site.scope, _receiver(site.callee))
-            routes.extend(_mounted(methods, template, view_target, f, site, mounts.prefixes(router)))
+            found.routes.append(_route(resolver, f, site, methods, route_path(template), view_target, MOUNTED, router))
         elif name in ("path", "re_path", "url", "Route") and len(positional) >= 2:
             external = resolver.external_name(f.path, site.scope, site.callee) or _imported_name(f, site.callee)
             if external in _DJANGO_TABLES:
-                tables.append((f, site, external))
+                _django_entry(resolver, f, site, external, found)
             elif external.endswith("routing.Route"):  # Starlette
                 template = literal(positional[0])
                 endpoint = resolver.callable_target(f.path, site.scope, positional[1])
                 if template is not None and endpoint is not None:
                     methods = _decorator_methods("route", _keyword(site.args, "methods"))
-                    routes.append(Route(methods, route_path(template), endpoint, f.path, site.line))
+                    found.routes.append(_route(resolver, f, site, methods, route_path(template), endpoint, FIXED))
         elif site.decorates is None and (name in VERBS or name == "request"):
-            call = _python_client(resolver, f, site, client_bases)
+            call = _python_client(resolver, f, site)
             if call is not None:
-                clients.append(call)
-    routes.extend(_django_routes(resolver, tables))
-    return Endpoints(routes, clients)
+                found.clients.append(call)
+    return found
+
+
+def _route(
+    resolver: Resolver,
+    f: ParsedSource,
+    site: CallSite,
+    methods: frozenset[str] | None,
+    path: str,
+    handler: Target,
+    mount: str,
+    router: Origin | None = None,
+) -> FileRoute:
+    return FileRoute(methods, path, handler, site.line, mount, router, resolver.test_holding(f.path, site.line))
 
 
 def _is_route_template(template: str) -> bool:
@@ -221,9 +163,7 @@ def _decorator_methods(name: str, methods: str | None) -> frozenset[str] | None:
     return frozenset({"GET"})  # Flask's and FastAPI's default
 
 
-def _python_client(
-    resolver: Resolver, f: ParsedSource, site: CallSite, bases: dict[Origin, ClientPath]
-) -> ClientCall | None:
+def _python_client(resolver: Resolver, f: ParsedSource, site: CallSite) -> FileClient | None:
     positional = _positional(site.args)
     method: str | None
     if _last(site.callee) == "request":
@@ -236,69 +176,46 @@ def _python_client(
     url = client_path(url_arg) if url_arg else None
     if url is None or url_arg is None:
         return None
-    return _client_call(resolver, f, site, method, url, url_arg, bases)
+    return _client(resolver, f, site, method, url, url_arg, with_base=True)
 
 
-def _mounted(
-    methods: frozenset[str] | None,
-    template: str,
-    handler: Target,
-    f: ParsedSource,
-    site: CallSite,
-    prefixes: list[str],
-) -> list[Route]:
-    """One route per prefix its router is mounted under."""
-    return [Route(methods, join(prefix, route_path(template)), handler, f.path, site.line) for prefix in prefixes]
-
-
-def _client_call(
+def _client(
     resolver: Resolver,
     f: ParsedSource,
     site: CallSite,
     method: str | None,
     url: ClientPath,
     raw: str,
-    bases: dict[Origin, ClientPath],
-) -> ClientCall:
-    """A client call, its relative URL under the base its client object was made with
-    (``Client(base_url=...)``, ``axios.create({baseURL})``)."""
+    with_base: bool,
+) -> FileClient:
+    """A client call; ``with_base``: its receiver, where the language makes client objects
+    with a base URL (``Client(base_url=...)``, ``axios.create({baseURL})``) that comes first."""
     receiver = _receiver(site.callee)
-    base = bases.get(resolver.origin(f.path, site.scope, receiver) or ("", "")) if receiver else None
-    if base is not None and url.host is None:
-        url = ClientPath(join(base.path, url.path), base.dynamic_base, base.host)
+    origin = resolver.origin(f.path, site.scope, receiver) if with_base and receiver else None
     caller = resolver.scope_target(f.path, site.scope)
-    return ClientCall(method, url, raw, caller, resolver.is_test_scope(f.path, site.scope), f.path, site.line)
+    is_test = resolver.is_test_scope(f.path, site.scope)
+    return FileClient(method, url, raw, caller, is_test, site.line, origin, resolver.test_holding(f.path, site.line))
 
 
-def _django_routes(resolver: Resolver, tables: list[tuple[ParsedSource, CallSite, str]]) -> list[Route]:
-    """Django's url tables: each ``path``'s view, under the prefixes of every ``include``
-    that mounts its table (a table nobody includes is the root one)."""
-    mounts = _Mounts()
-    entries: list[tuple[str, str, CallSite, str]] = []  # (table path, route, site, view)
-    for f, site, external in tables:
-        positional = _positional(site.args)
-        template = literal(positional[0])
-        if template is None:
-            continue
-        route = route_path(template) if external.endswith(".path") else regex_route(template)
-        if route is None:
-            continue
-        included = _INCLUDE.match(positional[1])
-        if included:
-            target = _included_table(resolver, f, site, included.group(1))
-            if target is not None:
-                mounts.register((target, ""), (f.path, ""), route, False)
-            continue
-        entries.append((f.path, route, site, _AS_VIEW.sub("", positional[1])))
-    routes: list[Route] = []
-    for path, route, site, view in entries:
-        handler = resolver.callable_target(path, site.scope, view)
-        if handler is None:
-            continue
-        routes.extend(
-            Route(None, join(prefix, route), handler, path, site.line) for prefix in mounts.prefixes((path, ""))
-        )
-    return routes
+def _django_entry(resolver: Resolver, f: ParsedSource, site: CallSite, external: str, found: FileEndpoints) -> None:
+    """An entry of a Django url table: a view's route, or an ``include`` mounting another
+    table under a prefix (a table nobody includes is the root one)."""
+    positional = _positional(site.args)
+    template = literal(positional[0])
+    if template is None:
+        return
+    route = route_path(template) if external.endswith(".path") else regex_route(template)
+    if route is None:
+        return
+    included = _INCLUDE.match(positional[1])
+    if included:
+        target = _included_table(resolver, f, site, included.group(1))
+        if target is not None:
+            found.includes.append((target, route))
+        return
+    handler = resolver.callable_target(f.path, site.scope, _AS_VIEW.sub("", positional[1]))
+    if handler is not None:
+        found.routes.append(_route(resolver, f, site, None, route, handler, TABLE))
 
 
 def _included_table(resolver: Resolver, f: ParsedSource, site: CallSite, argument: str) -> str | None:
@@ -311,24 +228,22 @@ def _included_table(resolver: Resolver, f: ParsedSource, site: CallSite, argumen
     return origin[0] if origin is not None else None
 
 
-def ecmascript_endpoints(resolver: Resolver) -> Endpoints:
-    mounts = _Mounts()
-    bases: dict[Origin, ClientPath] = {}
-    for f, site in _sites(resolver):
+def ecmascript_endpoints(resolver: Resolver, f: ParsedSource) -> FileEndpoints:
+    found = FileEndpoints()
+    sites = _sites(f)
+    for site in sites:
         name = _last(site.callee)
         if site.assigned and name == "create" and site.args:
             configured = _BASE_URL.search(site.args[0])
-            found = client_path(configured.group(1)) if configured else None
-            if found is not None:
-                bases[(f.path, site.assigned)] = found
+            base = client_path(configured.group(1)) if configured else None
+            if base is not None:
+                found.bases[site.assigned] = base
         elif name == "use" and len(site.args) >= 2 and not _is_handler(resolver, f, site, site.args[-1]):
             child = resolver.origin(f.path, site.scope, site.args[-1])
             prefix = literal(site.args[0])
             if child is not None and prefix is not None:
-                mounts.register(child, resolver.origin(f.path, site.scope, _receiver(site.callee)), prefix, False)
-    routes: list[Route] = []
-    clients: list[ClientCall] = []
-    for f, site in _sites(resolver):
+                found.mounts.append((child, resolver.origin(f.path, site.scope, _receiver(site.callee)), prefix, False))
+    for site in sites:
         name = _last(site.callee)
         if name in VERBS or name == "all":
             if len(site.args) >= 2 and _is_handler(resolver, f, site, site.args[-1]):
@@ -339,7 +254,7 @@ def ecmascript_endpoints(resolver: Resolver) -> Endpoints:
                 router = resolver.origin(f.path, site.scope, _receiver(site.callee))
                 methods = None if name == "all" else frozenset({name.upper()})
                 handler = handler or resolver.scope_target(f.path, site.scope)
-                routes.extend(_mounted(methods, template, handler, f, site, mounts.prefixes(router)))
+                found.routes.append(_route(resolver, f, site, methods, route_path(template), handler, MOUNTED, router))
                 continue
             if name == "all":
                 continue
@@ -351,8 +266,8 @@ def ecmascript_endpoints(resolver: Resolver) -> Endpoints:
             continue
         url = client_path(site.args[0])
         if url is not None:
-            clients.append(_client_call(resolver, f, site, method, url, site.args[0], bases))
-    return Endpoints(routes, clients)
+            found.clients.append(_client(resolver, f, site, method, url, site.args[0], with_base=True))
+    return found
 
 
 def _is_handler(resolver: Resolver, f: ParsedSource, site: CallSite, argument: str) -> bool:
@@ -373,7 +288,7 @@ _GO_FUNCTION_LITERAL = re.compile(r"^func\s*\(")
 _GO_HANDLER_WRAPPER = re.compile(r"^(?:\w+\.)?HandlerFunc\((.+)\)$")
 
 
-def go_endpoints(resolver: Resolver) -> Endpoints:
+def go_endpoints(resolver: Resolver, f: ParsedSource) -> FileEndpoints:
     """Go routes and clients. Routes: net/http's ``HandleFunc``/``Handle`` (Go 1.22 patterns
     with a method, ``"GET /orders/{id}"``), gin and echo (``r.GET``, ``r.Any``, gin's
     ``r.Handle("GET", path, h)``, ``api := r.Group("/api")``), chi (``r.Get``, ``r.Mount("/api",
@@ -381,8 +296,9 @@ def go_endpoints(resolver: Resolver) -> Endpoints:
     ``http.HandlerFunc(...)``. Clients: ``http.Get``/``Head``/``Post``/``PostForm`` on the
     package or a client value, and ``http.NewRequest``/``NewRequestWithContext`` and
     ``httptest.NewRequest`` with their method."""
-    mounts = _Mounts()
-    for f, site in _sites(resolver):
+    found = FileEndpoints()
+    sites = _sites(f)
+    for site in sites:
         name, receiver = _last(site.callee), _receiver(site.callee)
         parent = resolver.origin(f.path, site.scope, receiver) if receiver else None
         if name == "Group" and site.assigned and site.args:
@@ -392,10 +308,8 @@ def go_endpoints(resolver: Resolver) -> Endpoints:
         else:
             continue
         if prefix is not None and child is not None:
-            mounts.register(child, parent, prefix, False)
-    routes: list[Route] = []
-    clients: list[ClientCall] = []
-    for f, site in _sites(resolver):
+            found.mounts.append((child, parent, prefix, False))
+    for site in sites:
         name, receiver, args = _last(site.callee), _receiver(site.callee), site.args
         router = resolver.origin(f.path, site.scope, receiver) if receiver else None
         route = _go_route(name, args)
@@ -403,13 +317,13 @@ def go_endpoints(resolver: Resolver) -> Endpoints:
             methods, template, handler_raw = route
             handler = _go_handler(resolver, f, site, handler_raw)
             if handler is not None:
-                routes.extend(_mounted(methods, template, handler, f, site, mounts.prefixes(router)))
+                found.routes.append(_route(resolver, f, site, methods, route_path(template), handler, MOUNTED, router))
             continue
         method, url_raw = _go_client(name, args)
         url = client_path(url_raw) if url_raw is not None else None
         if url is not None:
-            clients.append(_client_call(resolver, f, site, method, url, url_raw or "", {}))
-    return Endpoints(routes, clients)
+            found.clients.append(_client(resolver, f, site, method, url, url_raw or "", with_base=False))
+    return found
 
 
 def _go_route(name: str, args: list[str]) -> tuple[frozenset[str] | None, str, str] | None:
@@ -482,39 +396,38 @@ def _go_method(argument: str) -> str | None:
     return constant.group(1).upper() if constant and constant.group(1).upper() in _VERBS_UPPER else None
 
 
-def java_endpoints(resolver: Resolver) -> Endpoints:
+def java_endpoints(resolver: Resolver, f: ParsedSource) -> FileEndpoints:
     """Java routes: Spring's ``@GetMapping``/``@PostMapping``/``@PutMapping``/``@DeleteMapping``/
     ``@PatchMapping`` and ``@RequestMapping`` (its ``method``) on a method, under the
     ``@RequestMapping`` path of its class. Clients: RestTemplate's ``getForObject``,
     ``postForEntity``, ``put``, ``delete``, ``exchange(url, HttpMethod.X, ...)``, ...;
     WebClient's ``get().uri(url)``; ``URI.create(url)`` (java.net.http, method unknown) —
     Spring's URI templates (``{id}``) are parameters."""
-    routes: list[Route] = []
-    for symbol in resolver.symbols.values():
+    found = FileEndpoints()
+    definitions = f.parsed.definitions
+    for index, d in enumerate(definitions):
+        symbol = resolver.symbols[(f.path, index)]
         if symbol.label != "Method":
             continue
-        d = symbol.definition
         for annotation in d.decorators:
             mapping = _spring_mapping(annotation)
             if mapping is None:
                 continue
             methods, paths = mapping
-            owner = resolver.symbols.get((symbol.file.path, d.parent)) if d.parent is not None else None
+            owner = definitions[d.parent] if d.parent is not None else None
             prefixes = [""]
-            for class_annotation in owner.definition.decorators if owner is not None else []:
-                found = _spring_mapping(class_annotation)
-                if found is not None and annotation_name(class_annotation) == "RequestMapping":
-                    prefixes = found[1]
+            for class_annotation in owner.decorators if owner is not None else []:
+                found_mapping = _spring_mapping(class_annotation)
+                if found_mapping is not None and annotation_name(class_annotation) == "RequestMapping":
+                    prefixes = found_mapping[1]
             handler = Target(symbol.id, symbol.label)
-            for prefix in prefixes:
-                for path in paths:
-                    routes.append(
-                        Route(
-                            methods, join(route_path(prefix), route_path(path)), handler, symbol.file.path, d.start_line
-                        )
-                    )
-    clients: list[ClientCall] = []
-    for f, site in _sites(resolver):
+            test = resolver.test_holding(f.path, d.start_line)
+            found.routes.extend(
+                FileRoute(methods, join(route_path(prefix), route_path(path)), handler, d.start_line, FIXED, None, test)
+                for prefix in prefixes
+                for path in paths
+            )
+    for site in _sites(f):
         if not site.args:
             continue
         name = _last(site.callee)
@@ -525,8 +438,8 @@ def java_endpoints(resolver: Resolver) -> Endpoints:
         url = client_path(site.args[0])
         if url is not None:
             templated = ClientPath(route_path(url.path), url.dynamic_base, url.host)
-            clients.append(_client_call(resolver, f, site, method, templated, site.args[0], {}))
-    return Endpoints(routes, clients)
+            found.clients.append(_client(resolver, f, site, method, templated, site.args[0], with_base=False))
+    return found
 
 
 _JAVA_CLIENT_METHODS = {

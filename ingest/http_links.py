@@ -21,7 +21,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 
 from branchgraph.core.model import Edge, FileSubgraph, Node, node_id
-from branchgraph.ingest.http_endpoints import ClientCall, Route
+from branchgraph.ingest.http_facts import ClientCall, Route
 from branchgraph.ingest.http_paths import PARAM, REST, ClientPath, fit
 from branchgraph.ingest.subgraphs import REASON_DYNAMIC, REASON_EXTERNAL, REASON_UNRESOLVED, Target, dedupe_edges
 

@@ -39,6 +39,8 @@ class FileRecord:
     # What its links were matched from: its client calls, and every route of the commit.
     clients: str = ""
     routes: str = ""
+    # Its own routes and client calls (``ingest.http_facts.FileEndpoints.to_json``; None: none).
+    endpoints: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -49,6 +51,7 @@ class FileRecord:
             "links": self.links,
             "clients": self.clients,
             "routes": self.routes,
+            **({"endpoints": self.endpoints} if self.endpoints else {}),
         }
 
     @classmethod
@@ -60,6 +63,7 @@ class FileRecord:
             document.get("links", ""),
             document.get("clients", ""),
             document.get("routes", ""),
+            document.get("endpoints"),
         )
 
 

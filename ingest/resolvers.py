@@ -14,16 +14,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from branchgraph.core.languages import language_for_path
-from branchgraph.core.model import BRANCH_PREFIX_LEN, FileSubgraph, subgraph_fingerprint
-from branchgraph.ingest.http_endpoints import (
-    ClientCall,
-    Endpoints,
-    Route,
-    ecmascript_endpoints,
-    go_endpoints,
-    java_endpoints,
-    python_endpoints,
-)
+from branchgraph.core.model import BRANCH_PREFIX_LEN, FileSubgraph, branch_prefix, subgraph_fingerprint
+from branchgraph.ingest.http_endpoints import ecmascript_endpoints, go_endpoints, java_endpoints, python_endpoints
+from branchgraph.ingest.http_facts import ClientCall, Endpoints, FileEndpoints, Route, assemble
 from branchgraph.ingest.http_links import add_links, http_links
 from branchgraph.ingest.incremental import (
     BranchCounts,
@@ -51,7 +44,8 @@ class Family:
     # (repo, branch, the family's files of one commit, project files by path, the stored
     # resolution an update starts from) -> its resolver
     resolver: Callable[[str, str, list[ParsedSource], Mapping[str, bytes], PreviousResolution | None], Resolver]
-    endpoints: Callable[[Resolver], Endpoints]
+    # What one file's resolution finds of the commit's routes and client calls
+    endpoints: Callable[[Resolver, ParsedSource], FileEndpoints]
 
 
 RESOLVERS: dict[str, Family] = {
@@ -102,6 +96,8 @@ def resolve_update(
     emitted: dict[str, FileSubgraph] = {}
     facts: dict[str, list[str]] = {}
     endpoints = Endpoints([], [])
+    file_endpoints: dict[str, FileEndpoints] = {}
+    prefix = branch_prefix(repo, branch)
     for family, group in sorted(by_family.items()):
         spec = RESOLVERS[family]
         resolver = resolvers[family] = spec.resolver(repo, branch, group, project_files or {}, previous)
@@ -114,13 +110,15 @@ def resolve_update(
             only = None if previous is None else _to_resolve(resolver, group, family_facts, previous)
         facts.update(family_facts)
         emitted.update((s.path, s) for s in resolver.build(only))
-        found = spec.endpoints(resolver)
-        endpoints.routes.extend(
-            dataclasses.replace(r, test=resolver.test_holding(r.file, r.line)) for r in found.routes
+        # The files resolved again are scanned again; the others' parts are their records'.
+        scanned = resolver.scan(spec.endpoints, only)
+        file_endpoints.update(scanned)
+        found = assemble(
+            (f.path, scanned[f.path] if f.path in scanned else _stored_endpoints(previous, f.path, prefix))
+            for f in group
         )
-        endpoints.clients.extend(
-            dataclasses.replace(c, test=resolver.test_holding(c.file, c.line)) for c in found.clients
-        )
+        endpoints.routes.extend(found.routes)
+        endpoints.clients.extend(found.clients)
     # A file's links are matched again only when its client calls or the commit's routes
     # differ from what its stored links were matched from (or it was resolved again).
     routes_print = fingerprint(_route_row(r) for r in endpoints.routes)
@@ -144,7 +142,10 @@ def resolve_update(
     # A file whose inferred HTTP edges changed (a route appeared elsewhere) is resolved again.
     relink = {p for p in to_link if p not in emitted and link_prints.get(p, "") != stored[p].links}
     for family in sorted({family_of[p] for p in relink}):
-        emitted.update((s.path, s) for s in resolvers[family].build({p for p in relink if family_of[p] == family}))
+        paths = {p for p in relink if family_of[p] == family}
+        emitted.update((s.path, s) for s in resolvers[family].build(paths))
+        # Their parts are their records' still; scanned again for what they read.
+        file_endpoints.update(resolvers[family].scan(RESOLVERS[family].endpoints, paths))
     for path, added in links.items():
         if path in emitted:
             add_links(emitted[path], added)
@@ -161,6 +162,7 @@ def resolve_update(
             link_prints.get(path, ""),
             client_prints.get(path, ""),
             routes_print,
+            file_endpoints[path].to_json(),
         )
     # Files matched again to the same links keep their record, now saying what it was matched from.
     restamped = {
@@ -171,6 +173,12 @@ def resolve_update(
     assert previous is not None or len(records) == len(files)
     counts = branch_counts(records[f.path].counts if f.path in records else stored[f.path].counts for f in files)
     return ResolvedUpdate(list(emitted.values()), records, restamped, counts)
+
+
+def _stored_endpoints(previous: PreviousResolution | None, path: str, prefix: str) -> FileEndpoints:
+    """A file's routes and client calls as its stored record keeps them, on this branch."""
+    assert previous is not None  # every file is scanned without one
+    return FileEndpoints.from_json(previous.records[path].endpoints, prefix)
 
 
 def _family_of_path(path: str) -> str | None:

@@ -422,7 +422,7 @@ def test_the_route_index_finds_exactly_the_routes_a_scan_of_all_would():
     from hypothesis import given, settings
     from hypothesis import strategies as st
 
-    from branchgraph.ingest.http_endpoints import ClientCall, Route
+    from branchgraph.ingest.http_facts import ClientCall, Route
     from branchgraph.ingest.http_links import _best_routes, _RouteIndex
     from branchgraph.ingest.http_paths import REST
     from branchgraph.ingest.subgraphs import Target

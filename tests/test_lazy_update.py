@@ -4,6 +4,7 @@ resolved once, a file changed, then resolved again from the first resolution's r
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 
 from branchgraph.core.extract import encode_parsed, extract
@@ -32,7 +33,7 @@ def _stored(files: list[ParsedSource]) -> PreviousResolution:
         return {path for path, record in records.items() if record.reads and set(record.reads) & set(keys)}
 
     # A record read back from the stores has no read list: `dependents` queries them.
-    kept = {path: type(r)([], r.facts, r.counts, r.links, r.clients, r.routes) for path, r in records.items()}
+    kept = {path: dataclasses.replace(r, reads=[]) for path, r in records.items()}
     return PreviousResolution({f.path: f.blob_sha for f in files}, kept, dependents)
 
 

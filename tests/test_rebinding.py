@@ -93,6 +93,14 @@ VISITOR = {
     ),
 }
 
+URL_TABLES = {
+    "site/urls.py": 'from django.urls import include, path\n\nurlpatterns = [path("shop/", include("shop.urls"))]\n',
+    "shop/__init__.py": "",
+    "shop/views.py": "def items(request):\n    return []\n",
+    "shop/urls.py": 'from django.urls import path\n\nfrom shop.views import items\n\nurlpatterns = [path("items/", items)]\n',
+    "client.py": 'import requests\n\n\ndef fetch_items():\n    return requests.get("/shop/items/")\n',
+}
+
 CASES = {
     # A visitor's dispatch by name prefix reaches a method its subclass gains (or an alias of
     # one in its class body), and a subclass that appears in another file.
@@ -174,6 +182,16 @@ CASES = {
     ),
     # A route appears in another file: the client's call links to its handler.
     "route appears": (CLIENT, {**CLIENT, **SERVER}, None),
+    # The url table `include("shop.urls")` names moves into a package: the unchanged including
+    # table's routes (kept with its record) are found again, still under its prefix.
+    "included table moves": (
+        URL_TABLES,
+        {
+            **{p: v for p, v in URL_TABLES.items() if p != "shop/urls.py"},
+            "shop/urls/__init__.py": URL_TABLES["shop/urls.py"],
+        },
+        ("client.fetch_items", '"/shop/items/"', "shop.views.items"),
+    ),
 }
 
 

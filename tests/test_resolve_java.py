@@ -313,7 +313,7 @@ def test_spring_routes_carry_the_class_prefix_and_their_methods():
         )
     ]
     resolver = JavaResolver("app", "main", files, {})
-    by_handler = {r.handler.id: (r.methods, r.path) for r in java_endpoints(resolver).routes}
+    by_handler = {r.handler.id: (r.methods, r.path) for r in java_endpoints(resolver, files[0]).routes}
     names = {s.id: s.qualname for s in resolver.symbols.values()}
     assert {names[h]: v for h, v in by_handler.items()} == {
         "com.c.OrderController.show": (frozenset({"GET"}), "/api/orders/{param}"),
