@@ -10,7 +10,7 @@ from __future__ import annotations
 import itertools
 import threading
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from importlib import resources
 from typing import Any
@@ -34,6 +34,14 @@ _ID_DIGITS = "0123456789abcdef"
 # after a large branch was written or dropped costs ~30 ms a statement shape — half of a
 # 100-file repository's graph write (echo: 1.24 s -> 0.67 s after django came and went).
 KEEP_PLAN = "CYPHER replan=skip "
+
+
+def rows_parameter(rows: list[Any]) -> dict[str, Any]:
+    """The rows a write statement unwinds (``$batch.rows``), inside a map: a list parameter's
+    length is part of the plan cache's key (1, 2-10, 11-100, ... rows, measured on 5.26), so
+    each statement was planned once for every size a write gave it — a bulk write's 5,000 rows,
+    an update's 3 or 40 — where a map's contents are not."""
+    return {"batch": {"rows": rows}}
 
 
 def _schema_statements() -> list[tuple[str, str]]:
@@ -63,23 +71,37 @@ class Neo4jGraphWrites(Neo4jConnection):
 
     # ----- writes ---------------------------------------------------------------------
 
-    def replace_files(self, repo: str, branch: str, subgraphs: Sequence[FileSubgraph]) -> dict[str, int]:
+    def replace_files(
+        self, repo: str, branch: str, subgraphs: Sequence[FileSubgraph], progress: RowProgress | None = None
+    ) -> dict[str, int]:
         deleted = {"nodes_deleted": 0, "edges_deleted": 0}
-        batch: list[FileSubgraph] = []
-        rows = 0
+        batches: list[list[FileSubgraph]] = []
+        rows = _ROWS_PER_TRANSACTION
         for subgraph in subgraphs:
-            batch.append(subgraph)
-            rows += len(subgraph.nodes) + len(subgraph.edges) + len(subgraph.unresolved)
             if rows >= _ROWS_PER_TRANSACTION:
-                _add(deleted, self._write_batch(repo, branch, batch))
-                batch, rows = [], 0
-        if batch:
-            _add(deleted, self._write_batch(repo, branch, batch))
+                batches.append([])
+                rows = 0
+            batches[-1].append(subgraph)
+            rows += len(subgraph.nodes) + len(subgraph.edges) + len(subgraph.unresolved)
+        # What each transaction's edges may reach before it exists: the nodes the ones after it write.
+        written_later: list[frozenset[str]] = []
+        later: set[str] = set()
+        for batch in reversed(batches):
+            written_later.append(frozenset(later))
+            later.update(n.id for s in batch for n in s.nodes)
+        done = 0
+        for batch, pending in zip(batches, reversed(written_later), strict=True):
+            _add(deleted, self._write_batch(repo, branch, batch, pending))
+            done += len(batch)
+            if progress is not None:
+                progress(done, len(subgraphs))
         return deleted
 
-    def _write_batch(self, repo: str, branch: str, batch: list[FileSubgraph]) -> dict[str, int]:
+    def _write_batch(
+        self, repo: str, branch: str, batch: list[FileSubgraph], written_later: Collection[str]
+    ) -> dict[str, int]:
         def work(tx: neo4j.ManagedTransaction) -> dict[str, int]:
-            return _replace_in_tx(tx, repo, branch, batch)
+            return _replace_in_tx(tx, repo, branch, batch, written_later)
 
         with self._session() as session:
             return self._run_translated(lambda: session.execute_write(work))
@@ -111,14 +133,16 @@ class Neo4jGraphWrites(Neo4jConnection):
         ]
         wrote = _tally(sum(len(rows) for _, rows in node_jobs + edge_jobs), progress)
         params = {"repo": repo, "branch": branch}
-        self._run_parallel([(q, {**params, "rows": rows}) for q, rows in node_jobs], wrote)  # ends before edges
-        self._run_parallel([(q, {**params, "rows": rows}) for q, rows in edge_jobs], wrote)
+        self._run_parallel(
+            [(q, {**params, **rows_parameter(rows)}) for q, rows in node_jobs], wrote
+        )  # ends before edges
+        self._run_parallel([(q, {**params, **rows_parameter(rows)}) for q, rows in edge_jobs], wrote)
 
     def _run_parallel(
         self, jobs: list[tuple[str, dict[str, Any]]], done: Callable[[int], None] = lambda rows: None
     ) -> None:
         """Run each (query, parameters) in a write transaction of its own, ``_WRITERS`` at a
-        time; ``done`` hears the number of rows a job's ``rows`` held (0 without)."""
+        time; ``done`` hears the number of rows a job's ``batch`` held (0 without)."""
 
         def run(job: tuple[str, dict[str, Any]]) -> None:
             query, params = job
@@ -126,7 +150,7 @@ class Neo4jGraphWrites(Neo4jConnection):
                 # Concurrent edge writes can deadlock on shared targets; the driver retries
                 # DeadlockDetected (a transient error) with the whole job.
                 self._run_translated(lambda: session.execute_write(lambda tx: tx.run(query, params).consume()))
-            done(len(params.get("rows", ())))
+            done(len(params.get("batch", {}).get("rows", ())))
 
         with ThreadPoolExecutor(max_workers=_WRITERS) as pool:
             list(pool.map(run, jobs))
@@ -202,7 +226,7 @@ class Neo4jGraphWrites(Neo4jConnection):
         params = {"branch": branch, "run": run}
         self._run_parallel(
             [
-                (_coverage_edges_query(source, test), {**params, "rows": part[i : i + _BULK_ROWS]})
+                (_coverage_edges_query(source, test), {**params, **rows_parameter(part[i : i + _BULK_ROWS])})
                 for (source, test), part in rows.items()
                 for i in range(0, len(part), _BULK_ROWS)
             ],
@@ -250,14 +274,14 @@ class Neo4jGraphWrites(Neo4jConnection):
         if not paths:
             return {"nodes_deleted": 0, "edges_deleted": 0}
         query = (
-            "UNWIND $paths AS p MATCH (f:File {repo: $repo, branch: $branch, path: p}) "
+            "UNWIND $batch.rows AS p MATCH (f:File {repo: $repo, branch: $branch, path: p}) "
             "MATCH (f)-[:DEFINES*0..]->(n) WITH DISTINCT n "
             "WITH n, COUNT { (n)--() } AS degree DETACH DELETE n RETURN count(n) AS n, sum(degree) AS edges"
         )
         with self._session() as session:
             record = self._run_translated(
                 lambda: session.execute_write(
-                    lambda tx: tx.run(query, repo=repo, branch=branch, paths=list(paths)).single(strict=True)
+                    lambda tx: tx.run(query, rows_parameter(list(paths)), repo=repo, branch=branch).single(strict=True)
                 )
             )
         # An edge between two deleted nodes is counted from both ends: an upper bound.
@@ -344,27 +368,27 @@ _EDGE_PROPS = (
 
 
 def _create_nodes_query(label: str) -> str:
-    return f"{KEEP_PLAN}UNWIND $rows AS r CREATE (n:{label}) SET n = r.props, n.id = r.id, n.repo = $repo, n.branch = $branch"
+    return f"{KEEP_PLAN}UNWIND $batch.rows AS r CREATE (n:{label}) SET n = r.props, n.id = r.id, n.repo = $repo, n.branch = $branch"
 
 
 def _merge_nodes_query(label: str) -> str:
     # Unresolved targets are shared by many files: they are created once and never rewritten.
     action = "ON CREATE SET" if label == "Unresolved" else "SET"
-    return f"{KEEP_PLAN}UNWIND $rows AS r MERGE (n:{label} {{id: r.id}}) {action} n += r.props, n.repo = $repo, n.branch = $branch"
+    return f"{KEEP_PLAN}UNWIND $batch.rows AS r MERGE (n:{label} {{id: r.id}}) {action} n += r.props, n.repo = $repo, n.branch = $branch"
 
 
 def _create_edges_query(edge_type: str, src_label: str, dst_label: str, target: str) -> str:
     """``target`` is MATCH when every target exists, MERGE when it may be written later."""
     on_create = " ON CREATE SET b.repo = $repo, b.branch = $branch" if target == "MERGE" else ""
     return (
-        f"{KEEP_PLAN}UNWIND $rows AS r MATCH (a:{src_label} {{id: r.s}}) {target} (b:{dst_label} {{id: r.d}}){on_create} "
+        f"{KEEP_PLAN}UNWIND $batch.rows AS r MATCH (a:{src_label} {{id: r.s}}) {target} (b:{dst_label} {{id: r.d}}){on_create} "
         f"CREATE (a)-[:{edge_type} {_EDGE_PROPS}]->(b)"
     )
 
 
 def _coverage_edges_query(source_label: str, test_label: str) -> str:
     return (
-        f"{KEEP_PLAN}UNWIND $rows AS r MATCH (a:{source_label} {{id: r.s}}) MATCH (b:{test_label} {{id: r.d}}) "
+        f"{KEEP_PLAN}UNWIND $batch.rows AS r MATCH (a:{source_label} {{id: r.s}}) MATCH (b:{test_label} {{id: r.d}}) "
         "CREATE (a)-[:TESTED_BY {branch: $branch, resolved: true, evidence: 'coverage', run: $run, "
         "covered_lines: r.lines}]->(b)"
     )
@@ -372,7 +396,7 @@ def _coverage_edges_query(source_label: str, test_label: str) -> str:
 
 def _delete_nodes_query(label: str) -> str:
     return (
-        f"{KEEP_PLAN}UNWIND $ids AS id MATCH (n:{label} {{id: id}}) "
+        f"{KEEP_PLAN}UNWIND $batch.rows AS id MATCH (n:{label} {{id: id}}) "
         "WITH n, COUNT { (n)--() } AS degree DETACH DELETE n RETURN count(n) AS n, sum(degree) AS edges"
     )
 
@@ -382,7 +406,9 @@ def _add(total: dict[str, int], part: dict[str, int]) -> None:
         total[key] = total.get(key, 0) + value
 
 
-def _replace_in_tx(tx: neo4j.ManagedTransaction, repo: str, branch: str, batch: list[FileSubgraph]) -> dict[str, int]:
+def _replace_in_tx(
+    tx: neo4j.ManagedTransaction, repo: str, branch: str, batch: list[FileSubgraph], written_later: Collection[str]
+) -> dict[str, int]:
     """Replace the subgraphs of a batch of files: drop what they owned, write what they own.
     Returns how many nodes and edges went (nodes with every edge into them)."""
     deleted = {"nodes_deleted": 0, "edges_deleted": 0}
@@ -391,25 +417,25 @@ def _replace_in_tx(tx: neo4j.ManagedTransaction, repo: str, branch: str, batch: 
     old = [
         (r["id"], r["label"])
         for r in tx.run(
-            "UNWIND $paths AS p MATCH (f:File {repo: $repo, branch: $branch, path: p}) "
+            "UNWIND $batch.rows AS p MATCH (f:File {repo: $repo, branch: $branch, path: p}) "
             "MATCH (f)-[:DEFINES*0..]->(n) RETURN n.id AS id, labels(n)[0] AS label",
+            rows_parameter(paths),
             repo=repo,
             branch=branch,
-            paths=paths,
         )
     ]
     if old:
         # Owned edges go first (they are rewritten below); vanished nodes go with their edges.
         owned = tx.run(
-            "UNWIND $paths AS p MATCH (f:File {repo: $repo, branch: $branch, path: p}) "
+            "UNWIND $batch.rows AS p MATCH (f:File {repo: $repo, branch: $branch, path: p}) "
             "MATCH (f)-[:DEFINES*0..]->(n) "
             "OPTIONAL MATCH (n)-[out]->() WHERE type(out) <> 'TESTED_BY' "
             "OPTIONAL MATCH (n)<-[tb:TESTED_BY]-() "
             "WITH collect(DISTINCT out) + collect(DISTINCT tb) AS owned UNWIND owned AS r DELETE r "
             "RETURN count(r) AS n",
+            rows_parameter(paths),
             repo=repo,
             branch=branch,
-            paths=paths,
         ).single(strict=True)["n"]
         deleted["edges_deleted"] += owned
         vanished: dict[str, list[str]] = defaultdict(list)
@@ -417,20 +443,22 @@ def _replace_in_tx(tx: neo4j.ManagedTransaction, repo: str, branch: str, batch: 
             if node_id not in new_ids:
                 vanished[label].append(node_id)
         for label, ids in vanished.items():
-            record = tx.run(
-                _delete_nodes_query(label),
-                ids=ids,
-            ).single(strict=True)
+            record = tx.run(_delete_nodes_query(label), rows_parameter(ids)).single(strict=True)
             deleted["nodes_deleted"] += record["n"]
             deleted["edges_deleted"] += record["edges"] or 0
     for label, rows in _node_rows(batch).items():
-        tx.run(_merge_nodes_query(label), repo=repo, branch=branch, rows=rows).consume()
+        tx.run(_merge_nodes_query(label), rows_parameter(rows), repo=repo, branch=branch).consume()
     for (edge_type, src_label, dst_label), rows in _edge_rows(batch).items():
-        # A target in a file of a later batch is MERGEd as a keyed node the later batch
-        # completes, so no edge waits for write order.
-        tx.run(
-            _create_edges_query(edge_type, src_label, dst_label, "MERGE"), repo=repo, branch=branch, rows=rows
-        ).consume()
+        # A target a later transaction writes is MERGEd as a keyed node that one completes, so
+        # no edge waits for write order. Every other target is there, and its statement is the
+        # bulk write's: planned already when this server wrote a branch (~30 ms a new shape,
+        # ~75 shapes in django).
+        pending = [r for r in rows if r["d"] in written_later] if written_later else []
+        present = [r for r in rows if r["d"] not in written_later] if pending else rows
+        for lookup, part in (("MERGE", pending), ("MATCH", present)):
+            if part:
+                query = _create_edges_query(edge_type, src_label, dst_label, lookup)
+                tx.run(query, rows_parameter(part), repo=repo, branch=branch).consume()
     return deleted
 
 

@@ -125,9 +125,12 @@ class GraphWriter(Protocol):
     def ensure_schema(self) -> None:
         """Create constraints and indexes (idempotent)."""
 
-    def replace_files(self, repo: str, branch: str, subgraphs: Sequence[FileSubgraph]) -> dict[str, int]:
-        """Replace each file's subgraph; every file is written whole in one transaction.
-        Returns ``nodes_deleted`` and ``edges_deleted``."""
+    def replace_files(
+        self, repo: str, branch: str, subgraphs: Sequence[FileSubgraph], progress: RowProgress | None = None
+    ) -> dict[str, int]:
+        """Replace each file's subgraph; every file is written whole in one transaction
+        (``progress`` hears files written, files in all). Returns ``nodes_deleted`` and
+        ``edges_deleted``."""
 
     def has_branch(self, repo: str, branch: str) -> bool:
         """Whether any file of the branch is stored."""

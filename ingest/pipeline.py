@@ -75,7 +75,6 @@ from branchgraph.ingest.subgraphs import DeferredSource, ParsedSource
 # (stage, done, total): the CLI draws progress bars from these calls.
 Progress = Callable[[str, int, int], None]
 
-_FILES_PER_WRITE = 200
 # Past this many vector rows written, the planner's statistics are refreshed.
 _ROWS_BEFORE_ANALYZE = 2000
 _TEXTS_PER_EMBED = 256
@@ -636,9 +635,7 @@ def _write_graph(
         ]
         removed = sorted((set(states) | in_graph) - current)
         state.mark_files_dirty(name, branch, [s.path for s in written])
-        for start in range(0, len(written), _FILES_PER_WRITE):
-            work.update(graph.replace_files(name, branch, written[start : start + _FILES_PER_WRITE]))
-            run.report("write", min(start + _FILES_PER_WRITE, len(written)), len(written))
+        work.update(graph.replace_files(name, branch, written, lambda done, total: run.report("write", done, total)))
         work.update(graph.delete_files(name, branch, removed))
         if written or removed:
             graph.prune_unresolved(name, branch)

@@ -442,3 +442,35 @@ def test_trees_are_listed_from_the_indexed_commits_listing_and_only_those_are_ke
     assert _listed_commits(pg_store, repo_dir.name) == {second, feature}
     assert_equals_fresh_ingest(repo_dir, "feature/x", config, graph_store, pg_store)
     assert_equals_fresh_ingest(repo_dir, "main", config, graph_store, pg_store)
+
+
+def test_an_update_written_in_several_transactions_keeps_edges_into_later_ones(
+    repo_dir, config, graph_store, pg_store, monkeypatch
+):
+    # One file a transaction: the test file is written before the new module it tests
+    # ("app/checks" sorts before "app/widgets"), whose nodes the test's edges reach.
+    from branchgraph.graph import neo4j_writes
+
+    monkeypatch.setattr(neo4j_writes, "_ROWS_PER_TRANSACTION", 1)
+    repo = init_repo(repo_dir)
+    commit_files(repo, APP)
+    api.ingest(repo_dir, config=config)
+    added = {
+        "app/checks/__init__.py": "",
+        "app/checks/test_widgets.py": (
+            "from app.widgets import Widget, build\n\n\ndef test_build():\n    assert build().size() == 1\n\n\n"
+            "class TestWidget:\n    def test_size(self):\n        assert Widget().size() == 1\n"
+        ),
+        "app/widgets.py": (
+            "class Widget:\n    def size(self):\n        return 1\n\n\ndef build():\n    return Widget()\n"
+        ),
+    }
+    commit_files(repo, {**APP, **added})
+    update = api.ingest(repo_dir, config=config)
+    assert update.strategy == "update"
+    tested = graph_store.read_query(
+        "MATCH (s {repo: $repo, branch: 'main'})-[:TESTED_BY]->(t) RETURN s.qualname AS s, t.qualname AS t",
+        {"repo": repo_dir.name},
+    )
+    assert {("app.widgets.build", "app.checks.test_widgets.test_build")} <= {(r["s"], r["t"]) for r in tested}
+    assert_equals_fresh_ingest(repo_dir, "main", config, graph_store, pg_store)

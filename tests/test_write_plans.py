@@ -42,11 +42,17 @@ def test_every_kept_plan_statement_says_so():
     assert all(s.startswith(neo4j_writes.KEEP_PLAN) for s in _kept_plan_statements())
 
 
+def test_kept_plan_statements_unwind_rows_from_a_map():
+    # A list parameter's length is part of the plan cache's key; a map's contents are not.
+    assert all("UNWIND $batch.rows AS " in s and "$rows" not in s for s in _kept_plan_statements())
+    assert neo4j_writes.rows_parameter([1, 2]) == {"batch": {"rows": [1, 2]}}
+
+
 def test_kept_plans_read_nodes_by_unique_id_only(graph_store):
     graph_store.ensure_schema()
     with graph_store._driver.session() as session:
         for statement in _kept_plan_statements():
-            plan = session.run("EXPLAIN " + statement, rows=[], ids=[], repo="r", branch="b", run="x").consume().plan
+            plan = session.run("EXPLAIN " + statement, batch={"rows": []}, repo="r", branch="b", run="x").consume().plan
             operators = _operators(plan)
             readers = [op for op in operators if "Scan" in op or "Seek" in op or op.startswith("Node")]
             if "MATCH" in statement or "MERGE" in statement:
