@@ -27,7 +27,7 @@ import re
 
 from branchgraph.core.extract import CallSite
 from branchgraph.core.languages.java import annotation_name
-from branchgraph.ingest.http_facts import FIXED, MOUNTED, TABLE, FileClient, FileEndpoints, FileRoute, Origin
+from branchgraph.ingest.http_facts import FIXED, MOUNTED, TABLE, ClientCall, FileEndpoints, Origin, Route
 from branchgraph.ingest.http_paths import ClientPath, client_path, join, options_method, regex_route, route_path
 from branchgraph.ingest.http_paths import string_literal as literal
 from branchgraph.ingest.resolution import Resolver
@@ -138,8 +138,9 @@ def _route(
     handler: Target,
     mount: str,
     router: Origin | None = None,
-) -> FileRoute:
-    return FileRoute(methods, path, handler, site.line, mount, router, resolver.test_holding(f.path, site.line))
+) -> Route:
+    test = resolver.test_holding(f.path, site.line)
+    return Route(methods, path, handler, f.path, site.line, test, mount, router)
 
 
 def _is_route_template(template: str) -> bool:
@@ -163,7 +164,7 @@ def _decorator_methods(name: str, methods: str | None) -> frozenset[str] | None:
     return frozenset({"GET"})  # Flask's and FastAPI's default
 
 
-def _python_client(resolver: Resolver, f: ParsedSource, site: CallSite) -> FileClient | None:
+def _python_client(resolver: Resolver, f: ParsedSource, site: CallSite) -> ClientCall | None:
     positional = _positional(site.args)
     method: str | None
     if _last(site.callee) == "request":
@@ -187,14 +188,15 @@ def _client(
     url: ClientPath,
     raw: str,
     with_base: bool,
-) -> FileClient:
+) -> ClientCall:
     """A client call; ``with_base``: its receiver, where the language makes client objects
     with a base URL (``Client(base_url=...)``, ``axios.create({baseURL})``) that comes first."""
     receiver = _receiver(site.callee)
     origin = resolver.origin(f.path, site.scope, receiver) if with_base and receiver else None
     caller = resolver.scope_target(f.path, site.scope)
     is_test = resolver.is_test_scope(f.path, site.scope)
-    return FileClient(method, url, raw, caller, is_test, site.line, origin, resolver.test_holding(f.path, site.line))
+    test = resolver.test_holding(f.path, site.line)
+    return ClientCall(method, url, raw, caller, is_test, f.path, site.line, test, origin)
 
 
 def _django_entry(resolver: Resolver, f: ParsedSource, site: CallSite, external: str, found: FileEndpoints) -> None:
@@ -423,7 +425,7 @@ def java_endpoints(resolver: Resolver, f: ParsedSource) -> FileEndpoints:
             handler = Target(symbol.id, symbol.label)
             test = resolver.test_holding(f.path, d.start_line)
             found.routes.extend(
-                FileRoute(methods, join(route_path(prefix), route_path(path)), handler, d.start_line, FIXED, None, test)
+                Route(methods, join(route_path(prefix), route_path(path)), handler, f.path, d.start_line, test)
                 for prefix in prefixes
                 for path in paths
             )

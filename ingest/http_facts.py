@@ -9,6 +9,7 @@ it resolves again; the prefixes and bases, which cross files, are assembled anew
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,8 +27,9 @@ MOUNTED, TABLE, FIXED = "mounted", "table", "fixed"
 
 @dataclass(frozen=True, slots=True)
 class Route:
-    """A handler serving ``methods`` (None: any method) on ``path`` (normalized, prefixes
-    included)."""
+    """A handler serving ``methods`` (None: any method) on ``path`` (normalized). As one file's
+    scan finds it (``FileEndpoints``), ``path`` is the file's own and ``mount`` says how the
+    commit's prefixes join it (``router``'s, for MOUNTED); ``assemble`` puts them in front."""
 
     methods: frozenset[str] | None
     path: str
@@ -37,11 +39,15 @@ class Route:
     # The test whose body registers the route (its own app's route, which no other test's
     # requests reach); None for a route of the code, a fixture's or a helper's.
     test: str | None = None
+    mount: str = FIXED
+    router: Origin | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class ClientCall:
-    """A request to ``url`` (method None: not known statically) made by ``caller``."""
+    """A request to ``url`` (method None: not known statically) made by ``caller``. As one
+    file's scan finds it, ``url`` is as written; ``assemble`` puts the base URL of the client
+    object called (``receiver``) in front."""
 
     method: str | None
     url: ClientPath
@@ -51,39 +57,13 @@ class ClientCall:
     file: str
     line: int
     test: str | None = None  # the test whose body makes the call
+    receiver: Origin | None = None
 
 
 @dataclass(slots=True)
 class Endpoints:
     routes: list[Route]
     clients: list[ClientCall]
-
-
-@dataclass(frozen=True, slots=True)
-class FileRoute:
-    """A route of one file, its path as the file declares it (normalized)."""
-
-    methods: frozenset[str] | None
-    path: str
-    handler: Target
-    line: int
-    mount: str = FIXED
-    router: Origin | None = None  # MOUNTED: the router whose prefixes come first (None: none)
-    test: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class FileClient:
-    """A client call of one file, its URL as written (before its client's base)."""
-
-    method: str | None
-    url: ClientPath
-    raw: str
-    caller: Target
-    caller_is_test: bool
-    line: int
-    receiver: Origin | None = None  # the client object called, whose base URL comes first
-    test: str | None = None
 
 
 @dataclass(slots=True)
@@ -98,11 +78,12 @@ class FileEndpoints:
     mounts: list[tuple[Origin, Origin | None, str | None, bool]] = field(default_factory=list)
     # (url table file, prefix): the Django ``include``s of this file's url table.
     includes: list[tuple[str, str]] = field(default_factory=list)
-    routes: list[FileRoute] = field(default_factory=list)
-    clients: list[FileClient] = field(default_factory=list)
+    routes: list[Route] = field(default_factory=list)
+    clients: list[ClientCall] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any] | None:
-        """Branch-free (ids without their branch prefix), None when the file has nothing."""
+        """Branch-free (ids without their branch prefix) and path-free (the record's file's),
+        None when the file has nothing."""
         doc: dict[str, Any] = {}
         if self.prefixes:
             doc["prefixes"] = self.prefixes
@@ -144,32 +125,34 @@ class FileEndpoints:
         return doc or None
 
     @classmethod
-    def from_json(cls, doc: Mapping[str, Any] | None, prefix: str) -> FileEndpoints:
-        """What ``to_json`` kept, its ids on the branch whose ids start with ``prefix``."""
+    def from_json(cls, doc: Mapping[str, Any] | None, prefix: str, file: str) -> FileEndpoints:
+        """What ``to_json`` kept of ``file``'s, its ids on the branch whose ids start with ``prefix``."""
         if not doc:
             return cls()
         routes = [
-            FileRoute(
+            Route(
                 frozenset(methods) if methods is not None else None,
                 path,
                 Target(prefix + handler, label),
+                file,
                 line,
+                prefix + test if test is not None else None,
                 mount,
                 (router_path, router_name) if router_path is not None else None,
-                prefix + test if test is not None else None,
             )
             for methods, path, handler, label, line, mount, router_path, router_name, test in doc.get("routes", ())
         ]
         clients = [
-            FileClient(
+            ClientCall(
                 method,
                 ClientPath(url, dynamic, host),
                 raw,
                 Target(prefix + caller, label),
                 is_test,
+                file,
                 line,
-                (receiver_path, receiver_name) if receiver_path is not None else None,
                 prefix + test if test is not None else None,
+                (receiver_path, receiver_name) if receiver_path is not None else None,
             )
             for method, url, dynamic, host, raw, caller, label, is_test, line, receiver_path, receiver_name, test in doc.get(
                 "clients", ()
@@ -247,15 +230,14 @@ def assemble(files: Iterable[tuple[str, FileEndpoints]]) -> Endpoints:
     for path, found in files:
         for r in found.routes:
             if r.mount == FIXED:
-                routes.append(Route(r.methods, r.path, r.handler, path, r.line, r.test))
+                routes.append(r)
                 continue
             under = tables.prefixes((path, "")) if r.mount == TABLE else mounts.prefixes(r.router)
             kept = table_routes if r.mount == TABLE else routes
-            kept.extend(Route(r.methods, join(prefix, r.path), r.handler, path, r.line, r.test) for prefix in under)
+            kept.extend(dataclasses.replace(r, path=join(prefix, r.path)) for prefix in under)
         for c in found.clients:
-            url = c.url
             base = bases.get(c.receiver) if c.receiver is not None else None
-            if base is not None and url.host is None:
-                url = ClientPath(join(base.path, url.path), base.dynamic_base, base.host)
-            clients.append(ClientCall(c.method, url, c.raw, c.caller, c.caller_is_test, path, c.line, c.test))
+            if base is not None and c.url.host is None:
+                c = dataclasses.replace(c, url=ClientPath(join(base.path, c.url.path), base.dynamic_base, base.host))
+            clients.append(c)
     return Endpoints(routes + table_routes, clients)

@@ -178,7 +178,7 @@ def resolve_update(
 def _stored_endpoints(previous: PreviousResolution | None, path: str, prefix: str) -> FileEndpoints:
     """A file's routes and client calls as its stored record keeps them, on this branch."""
     assert previous is not None  # every file is scanned without one
-    return FileEndpoints.from_json(previous.records[path].endpoints, prefix)
+    return FileEndpoints.from_json(previous.records[path].endpoints, prefix, path)
 
 
 def _family_of_path(path: str) -> str | None:

@@ -3,13 +3,18 @@ and client calls (fetch, axios, requests, httpx, test clients) matched by method
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from expected_fullstack import DANGLING, INFERRED, MUST_NOT
 from gitrepo import commit_files, init_repo
-from graph_view import inferred_of_subgraphs, resolve_sources, unresolved_of_subgraphs
+from graph_view import inferred_of_subgraphs, parse_sources, resolve_sources, unresolved_of_subgraphs
 from test_incremental import assert_equals_fresh_ingest
 
 from branchgraph import api
+from branchgraph.core.model import branch_prefix
+from branchgraph.ingest import resolvers
+from branchgraph.ingest.http_facts import FileEndpoints
 from branchgraph.ingest.http_paths import PARAM, ClientPath, client_path, fit, regex_route, route_path
 from branchgraph.ingest.resolve_python import FIXTURE_VIA
 
@@ -29,6 +34,27 @@ def _text(files: dict[str, str]) -> dict[str, bytes]:
 
 
 # ----- the fullstack fixture ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("fixture", ["fullstack_sources", "webshop_sources"])
+def test_a_files_routes_and_calls_survive_its_stored_record(fixture, request):
+    """What an update takes from a file's record instead of scanning it again
+    (``FileEndpoints.to_json``) is what the scan found, on any branch it is read back for."""
+    files, project = parse_sources(request.getfixturevalue(fixture))
+    by_family: dict[str, list] = {}
+    for f in files:
+        by_family.setdefault(resolvers._family_of_path(f.path), []).append(f)
+    kept = 0
+    for family, group in by_family.items():
+        spec = resolvers.RESOLVERS[family]
+        for branch in ("main", "feature/x"):
+            resolver = spec.resolver("web", branch, group, project, None)
+            resolver.build()
+            for path, found in resolver.scan(spec.endpoints).items():
+                stored = json.loads(json.dumps(found.to_json()))
+                assert FileEndpoints.from_json(stored, branch_prefix("web", branch), path) == found
+                kept += bool(stored)
+    assert kept, "no file of the fixture has routes or client calls"
 
 
 def test_fullstack_inferred_edges_are_exactly_the_expected_ones(fullstack_sources):
