@@ -133,9 +133,8 @@ class Neo4jGraphWrites(Neo4jConnection):
         ]
         wrote = _tally(sum(len(rows) for _, rows in node_jobs + edge_jobs), progress)
         params = {"repo": repo, "branch": branch}
-        self._run_parallel(
-            [(q, {**params, **rows_parameter(rows)}) for q, rows in node_jobs], wrote
-        )  # ends before edges
+        # Every node is written before the first edge is.
+        self._run_parallel([(q, {**params, **rows_parameter(rows)}) for q, rows in node_jobs], wrote)
         self._run_parallel([(q, {**params, **rows_parameter(rows)}) for q, rows in edge_jobs], wrote)
 
     def _run_parallel(
