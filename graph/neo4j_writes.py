@@ -7,10 +7,11 @@ labels), so every ``MATCH``/``MERGE`` goes through a label's unique-id constrain
 
 from __future__ import annotations
 
+import functools
 import itertools
 import threading
 from collections import defaultdict
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from importlib import resources
 from typing import Any
@@ -83,22 +84,18 @@ class Neo4jGraphWrites(Neo4jConnection):
                 rows = 0
             batches[-1].append(subgraph)
             rows += len(subgraph.nodes) + len(subgraph.edges) + len(subgraph.unresolved)
-        # What each transaction's edges may reach before it exists: the nodes the ones after it write.
-        written_later: list[frozenset[str]] = []
-        later: set[str] = set()
-        for batch in reversed(batches):
-            written_later.append(frozenset(later))
-            later.update(n.id for s in batch for n in s.nodes)
+        # A transaction's edges may reach nodes that a later one of this update writes.
+        written_in = {n.id: k for k, batch in enumerate(batches) for s in batch for n in s.nodes}
         done = 0
-        for batch, pending in zip(batches, reversed(written_later), strict=True):
-            _add(deleted, self._write_batch(repo, branch, batch, pending))
+        for k, batch in enumerate(batches):
+            _add(deleted, self._write_batch(repo, branch, batch, functools.partial(_written_after, written_in, k)))
             done += len(batch)
             if progress is not None:
                 progress(done, len(subgraphs))
         return deleted
 
     def _write_batch(
-        self, repo: str, branch: str, batch: list[FileSubgraph], written_later: Collection[str]
+        self, repo: str, branch: str, batch: list[FileSubgraph], written_later: Callable[[str], bool]
     ) -> dict[str, int]:
         def work(tx: neo4j.ManagedTransaction) -> dict[str, int]:
             return _replace_in_tx(tx, repo, branch, batch, written_later)
@@ -400,16 +397,26 @@ def _delete_nodes_query(label: str) -> str:
     )
 
 
+def _written_after(written_in: dict[str, int], batch: int, node_id: str) -> bool:
+    """Whether a transaction after ``batch`` writes the node (``written_in``: node id -> its batch)."""
+    return written_in.get(node_id, -1) > batch
+
+
 def _add(total: dict[str, int], part: dict[str, int]) -> None:
     for key, value in part.items():
         total[key] = total.get(key, 0) + value
 
 
 def _replace_in_tx(
-    tx: neo4j.ManagedTransaction, repo: str, branch: str, batch: list[FileSubgraph], written_later: Collection[str]
+    tx: neo4j.ManagedTransaction,
+    repo: str,
+    branch: str,
+    batch: list[FileSubgraph],
+    written_later: Callable[[str], bool],
 ) -> dict[str, int]:
-    """Replace the subgraphs of a batch of files: drop what they owned, write what they own.
-    Returns how many nodes and edges went (nodes with every edge into them)."""
+    """Replace the subgraphs of a batch of files: drop what they owned, write what they own
+    (``written_later``: whether a later transaction writes a node). Returns how many nodes and
+    edges went (nodes with every edge into them)."""
     deleted = {"nodes_deleted": 0, "edges_deleted": 0}
     paths = [s.path for s in batch]
     new_ids = {n.id for s in batch for n in s.nodes}
@@ -452,8 +459,8 @@ def _replace_in_tx(
         # no edge waits for write order. Every other target is there, and its statement is the
         # bulk write's: planned already when this server wrote a branch (~30 ms a new shape,
         # ~75 shapes in django).
-        pending = [r for r in rows if r["d"] in written_later] if written_later else []
-        present = [r for r in rows if r["d"] not in written_later] if pending else rows
+        pending = [r for r in rows if written_later(r["d"])]
+        present = [r for r in rows if not written_later(r["d"])] if pending else rows
         for lookup, part in (("MERGE", pending), ("MATCH", present)):
             if part:
                 query = _create_edges_query(edge_type, src_label, dst_label, lookup)

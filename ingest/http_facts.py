@@ -183,7 +183,7 @@ def _path_json(path: ClientPath) -> list[Any]:
     return [path.path, path.dynamic_base, path.host]
 
 
-class Mounts:
+class _Mounts:
     """Prefixes routers are mounted under: their own (``Blueprint(url_prefix=)``) and each
     registration on a parent (``register_blueprint``, ``include_router``, ``app.use``,
     Django ``include``), parents followed upward."""
@@ -215,7 +215,7 @@ def assemble(files: Iterable[tuple[str, FileEndpoints]]) -> Endpoints:
     """The commit's routes (prefixes applied) and client calls (bases applied), from every
     file's part, in the files' order: a Django url table's routes after all others."""
     files = list(files)
-    mounts, tables = Mounts(), Mounts()
+    mounts, tables = _Mounts(), _Mounts()
     bases: dict[Origin, ClientPath] = {}
     for path, found in files:
         mounts.own.update(((path, name), prefix) for name, prefix in found.prefixes.items())

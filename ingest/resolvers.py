@@ -44,7 +44,7 @@ class Family:
     # (repo, branch, the family's files of one commit, project files by path, the stored
     # resolution an update starts from) -> its resolver
     resolver: Callable[[str, str, list[ParsedSource], Mapping[str, bytes], PreviousResolution | None], Resolver]
-    # What one file's resolution finds of the commit's routes and client calls
+    # What one file's resolution finds of the commit's routes and client calls.
     endpoints: Callable[[Resolver, ParsedSource], FileEndpoints]
 
 
