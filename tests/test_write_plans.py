@@ -34,17 +34,26 @@ def _kept_plan_statements() -> list[str]:
     return statements
 
 
+# An update's statements by file path: the File is found by its (repo, branch, path) index.
+_FILE_PATH_STATEMENTS = (
+    neo4j_writes._OWNED_NODES_QUERY,
+    neo4j_writes._DELETE_OWNED_EDGES_QUERY,
+    neo4j_writes._DELETE_FILES_QUERY,
+)
+
+
 def _operators(plan: dict) -> list[str]:
     return [plan["operatorType"].split("@")[0]] + [op for child in plan.get("children", []) for op in _operators(child)]
 
 
 def test_every_kept_plan_statement_says_so():
-    assert all(s.startswith(neo4j_writes.KEEP_PLAN) for s in _kept_plan_statements())
+    assert all(s.startswith(neo4j_writes.KEEP_PLAN) for s in _kept_plan_statements() + list(_FILE_PATH_STATEMENTS))
 
 
 def test_kept_plan_statements_unwind_rows_from_a_map():
     # A list parameter's length is part of the plan cache's key; a map's contents are not.
-    assert all("UNWIND $batch.rows AS " in s and "$rows" not in s for s in _kept_plan_statements())
+    statements = _kept_plan_statements() + list(_FILE_PATH_STATEMENTS)
+    assert all("UNWIND $batch.rows AS " in s and "$rows" not in s for s in statements)
     assert neo4j_writes.rows_parameter([1, 2]) == {"batch": {"rows": [1, 2]}}
 
 
@@ -58,3 +67,18 @@ def test_kept_plans_read_nodes_by_unique_id_only(graph_store):
             if "MATCH" in statement or "MERGE" in statement:
                 assert readers, (statement, operators)
             assert all(op.startswith("NodeUniqueIndexSeek") for op in readers), (statement, operators)
+
+
+def test_kept_file_path_plans_seek_the_files_path_index(graph_store):
+    graph_store.ensure_schema()
+    with graph_store._driver.session() as session:
+        for statement in _FILE_PATH_STATEMENTS:
+            plan = session.run("EXPLAIN " + statement, batch={"rows": []}, repo="r", branch="b").consume().plan
+            readers = [op for op in _operators(plan) if "Scan" in op or "Seek" in op or op.startswith("Node")]
+            assert readers == ["NodeIndexSeek"], (statement, readers)
+            assert "f:File(repo, branch, path)" in str(_details(plan)), statement
+
+
+def _details(plan: dict) -> list[str]:
+    own = [str(plan.get("args", {}).get("Details", ""))]
+    return own + [d for child in plan.get("children", []) for d in _details(child)]
