@@ -6,6 +6,7 @@ ingest and retrieval to the stores."""
 from __future__ import annotations
 
 import contextlib
+import re
 import threading
 from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import asdict, dataclass, replace
@@ -957,10 +958,37 @@ def cypher(
     limit: int = DEFAULT_ROW_LIMIT,
 ) -> list[dict[str, Any]]:
     """Run a read-only Cypher query; a write is refused with ``ReadOnlyViolation``. ``path``
-    says which repository's index directory holds the managed Neo4j (when none is configured)."""
+    says which repository's index directory holds the managed Neo4j (when none is configured);
+    a ``$repo`` or ``$branch`` the query uses and ``params`` leave out is that repository's key
+    and its checked-out branch."""
     root, config = _root_and_config(path, config)
+    wanted = set(_QUERY_PARAMETER.findall(query)) & set(_REPOSITORY_DEFAULTS)
+    params = _with_repository_defaults(dict(params or {}), wanted, root, config)
     with open_graph_store(config, root) as graph:
         return graph.read_query(query, params, timeout_s=timeout_s, limit=limit)
+
+
+_QUERY_PARAMETER = re.compile(r"\$(\w+)")
+# Parameters a query may leave out when run inside a repository: they default to the key it is
+# indexed under and its checked-out branch, as the other commands' do.
+_REPOSITORY_DEFAULTS = ("repo", "branch")
+
+
+def _with_repository_defaults(params: dict[str, Any], wanted: set[str], root: Path, config: Config) -> dict[str, Any]:
+    """``params`` with ``repo`` and ``branch`` filled in from the repository at ``root`` where
+    ``wanted`` and not given. On a detached HEAD the branch stays missing (the query says so)."""
+    missing = wanted - set(params)
+    if not missing:
+        return params
+    repo = git.open_repo(root)
+    filled = dict(params)
+    if "repo" in missing:
+        with open_pg_store(config, root) as pg:
+            filled["repo"] = _key(root, repo, pg)
+    if "branch" in missing:
+        with contextlib.suppress(GitError):
+            filled["branch"] = git.current_branch(repo)
+    return filled
 
 
 def list_queries() -> list[NamedQuery]:
@@ -977,10 +1005,16 @@ def run_named_query(
     timeout_s: float = DEFAULT_QUERY_TIMEOUT_S,
     limit: int = DEFAULT_ROW_LIMIT,
 ) -> list[dict[str, Any]]:
-    """Run a named query with its defaults filled in (read-only, like ``cypher``)."""
+    """Run a named query with its defaults filled in (read-only, like ``cypher``): ``repo``
+    and ``branch`` are the repository at ``path`` and its checked-out branch unless given."""
     root, config = _root_and_config(path, config)
+    query = named_queries().get(name)
+    declared = {p.name for p in query.params} if query is not None else set()
+    # A parameter the query does not take is refused as it is (by ``bind``), before any default.
+    wanted = declared & set(_REPOSITORY_DEFAULTS) if set(params or {}) <= declared else set()
+    params = _with_repository_defaults(dict(params or {}), wanted, root, config)
     with open_graph_store(config, root) as graph:
-        return graph.named_query(name, params or {}, timeout_s=timeout_s, limit=limit)
+        return graph.named_query(name, params, timeout_s=timeout_s, limit=limit)
 
 
 @dataclass(frozen=True, slots=True)

@@ -757,7 +757,10 @@ _MANAGED_NEO4J_REPO = click.option(
 def cypher(query: str, params: tuple[str, ...], limit: int, timeout_s: float, path: str, as_json: bool) -> None:
     """Run a read-only Cypher QUERY against the graph (writes are refused).
 
-    Example: branchgraph cypher 'MATCH (f:Function {branch: $b}) RETURN f.qualname LIMIT 5' --param b=main
+    $repo and $branch, unless given with --param, are the repository (--repo) and its
+    checked-out branch.
+
+    Example: branchgraph cypher 'MATCH (f:Function {repo: $repo, branch: $branch}) RETURN f.qualname LIMIT 5'
     """
     parsed = dict(_parse_param(p) for p in params)
     rows = api.cypher(query, parsed, path=path, timeout_s=timeout_s, limit=limit)
@@ -780,7 +783,10 @@ def cypher(query: str, params: tuple[str, ...], limit: int, timeout_s: float, pa
 def query(name: str | None, params: tuple[str, ...], list_only: bool, limit: int, path: str, as_json: bool) -> None:
     """Run the named query NAME from cypher/ (read-only), or list them with --list.
 
-    Example: branchgraph query callers --param repo=shop --param branch=main --param qualname=shop.tax.rate
+    The repo and branch parameters, unless given, are the repository (--repo) and its
+    checked-out branch.
+
+    Example: branchgraph query callers --param qualname=shop.tax.rate --param branch=feature
     """
     if list_only or name is None:
         queries = api.list_queries()

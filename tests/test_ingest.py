@@ -261,6 +261,14 @@ def test_named_queries_answer_impact_questions(shop_repo: Path, config):
     assert {r["raw"] for r in dangling} == {raw for raw, reason in UNRESOLVED.items() if reason == "unresolved"}
     symbol = api.run_named_query("symbol", {**base, "name": "refund"}, config=config)
     assert [(r["qualname"], r["start_line"]) for r in symbol] == [("shop.payments.Payment.refund", 13)]
+    # Inside a repository, `repo` and `branch` default to it and its checked-out branch.
+    assert api.run_named_query("symbol", {"name": "refund"}, path=shop_repo, config=config) == symbol
+    rows = api.cypher(
+        "MATCH (m:Method {repo: $repo, branch: $branch, name: 'refund'}) RETURN m.qualname AS q",
+        path=shop_repo,
+        config=config,
+    )
+    assert rows == [{"q": "shop.payments.Payment.refund"}]
 
 
 def test_named_query_parameters_are_checked():
