@@ -1333,14 +1333,37 @@ class PythonResolver(Resolver):
             elif ref.kind in ("param_type", "return_type"):
                 edge_type = "PARAM_TYPE" if ref.kind == "param_type" else "RETURNS_TYPE"
                 scope = defs[ref.scope].parent if ref.scope is not None else None
-                for name in _TYPE_NAME.findall(ref.raw):
-                    if name in _TYPE_KEYWORDS:
-                        continue
-                    value = self._resolve_dotted(f.path, scope, name)
-                    self._emit_reference(out, f.path, source, edge_type, name, ref.line, value, ("Class", "Interface"))
+                for name in _type_names(ref.raw):
+                    for value in self._types_named(f.path, scope, name):
+                        self._emit_reference(
+                            out, f.path, source, edge_type, name, ref.line, value, ("Class", "Interface")
+                        )
 
         if is_support_file(f.path):
             self._emit_fixture_uses(out, f)
+
+    def _types_named(self, path: str, scope: int | None, name: str, depth: int = 0) -> list[_Value]:
+        """What a name in an annotation stands for: itself, or, for a type alias (``Scope =
+        Union[HTTPScope, LifespanScope]``), the in-repo classes it names, to a depth of a few
+        aliases (a function taking a ``Scope`` takes an ``HTTPScope``); an alias of library types
+        alone (``Handler = Callable[[Request], Awaitable[None]]``) is the library's."""
+        value = self._resolve_dotted(path, scope, name)
+        if not (isinstance(value, _Var) and value.alias is not None and depth < _ALIAS_DEPTH):
+            return [value]
+        alias_path, raw = value.alias
+        named = [
+            meant
+            for part in dict.fromkeys(_type_names(raw))
+            for meant in self._types_named(alias_path, None, part, depth + 1)
+        ]
+        in_repo: list[_Value] = list(
+            dict.fromkeys(v for v in named if isinstance(v, _Sym) and v.symbol.label in ("Class", "Interface"))
+        )
+        if in_repo:
+            return in_repo
+        if named and all(isinstance(v, _Ext) for v in named):
+            return [named[0]]
+        return [value]
 
     def _called(self, value: _Value) -> _Value:
         """What a call of ``value`` runs: an in-repo instance runs its class's ``__call__``
@@ -1768,6 +1791,36 @@ def _decoration_result(raw: str) -> str:
         else:
             parts.append(part.strip())
     return " | ".join(parts)
+
+
+def _type_names(raw: str) -> list[str]:
+    """The dotted names an annotation uses as types, in order: ``Literal[...]``'s values and
+    ``Annotated[...]``'s metadata are none (``Literal["http"]`` names no ``http``, and
+    ``Annotated[int, Doc("n")]`` no ``n``); a quoted forward reference is one."""
+    names: list[str] = []
+    pos = 0
+    while match := _TYPE_NAME.search(raw, pos):
+        name, pos = match.group(), match.end()
+        if name not in _TYPE_KEYWORDS:
+            names.append(name)
+        last = name.rsplit(".", 1)[-1]
+        if last in ("Literal", "Annotated") and raw[pos : pos + 1] == "[":
+            close = _closing_bracket(raw, pos)
+            if last == "Annotated":
+                names.extend(_type_names((_split_top_level(raw[pos + 1 : close], ",") or [""])[0]))
+            pos = close + 1
+    return names
+
+
+def _closing_bracket(text: str, start: int) -> int:
+    """Where the bracket opened at ``start`` closes (the end, when it does not: raw text is cut
+    at a length)."""
+    depth = 0
+    for i in range(start, len(text)):
+        depth += {"[": 1, "]": -1}.get(text[i], 0)
+        if depth == 0:
+            return i
+    return len(text)
 
 
 def _split_top_level(text: str, separator: str) -> list[str]:

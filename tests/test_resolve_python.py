@@ -1150,6 +1150,39 @@ def test_a_type_alias_a_union_with_a_builtin_and_an_or_hold_what_they_say():
     assert lines[("use.titled", "title.upper")] == {6}
 
 
+def test_an_annotation_naming_a_type_alias_types_the_classes_the_alias_names():
+    sources = {
+        "asgi_types.py": (
+            b"import sys\nfrom typing import TYPE_CHECKING, Awaitable, Callable, Literal, TypeAlias, TypedDict, Union\n\n\n"
+            b"class HTTPScope(TypedDict):\n    path: str\n\n\n"
+            b"class LifespanScope(TypedDict):\n    state: dict\n\n\n"
+            b"Scope = Union[HTTPScope, LifespanScope]\n"
+            b"Receive = Callable[[], Awaitable[Scope]]\n"  # library types around an alias: its classes
+            b"Send = Callable[[dict], Awaitable[None]]\n"  # library types alone: the library's
+            b'Kind = Literal["http", "lifespan"]\n'
+            b'if TYPE_CHECKING:\n    Factory: TypeAlias = "type[HTTPScope]"\nelse:\n    Factory = type\n'
+        ),
+        "app.py": (
+            b"from typing import Annotated\n\nfrom asgi_types import Factory, Kind, Receive, Scope, Send\n\n\n"
+            b"def serve(scope: Scope, receive: Receive, send: Send, kind: Kind, make: Factory) -> Scope:\n"
+            b'    return scope\n\n\ndef sized(n: Annotated[int, Doc("bytes")]):\n    pass\n'
+        ),
+    }
+    graph = resolve(sources)
+    types = {(a, t, b, ok) for a, t, b, ok in edges_of_subgraphs(graph) if t in ("PARAM_TYPE", "RETURNS_TYPE")}
+    for edge_type in ("PARAM_TYPE", "RETURNS_TYPE"):
+        for scope in ("asgi_types.HTTPScope", "asgi_types.LifespanScope"):
+            assert ("app.serve", edge_type, scope, True) in types
+    assert ("app.serve", "PARAM_TYPE", "asgi_types.HTTPScope", True) in types  # through Receive and Factory too
+    dangling = {e.raw: e for s in graph for e in s.edges if e.type == "PARAM_TYPE" and not e.resolved}
+    nodes = {n.id: n.props for s in graph for n in s.unresolved}
+    # An alias of library types is external, not unresolved; a Literal's values and an
+    # Annotated's metadata are no types at all.
+    assert nodes[dangling["Send"].dst]["reason"] == "external"
+    assert nodes[dangling["Kind"].dst]["reason"] == "external"
+    assert not {"http", "lifespan", "bytes", "Doc"} & set(dangling)
+
+
 def test_a_returned_attribute_and_a_property_returning_a_property_hold_what_they_read():
     sources = {
         "source.py": (

@@ -218,14 +218,28 @@
 (assignment left: (attribute object: (identifier) @assign.object attribute: (identifier) @assign.name) right: [(boolean_operator left: [(call) (identifier) (attribute) (none)] operator: "or" right: (call function: (_) @assign.value)) (parenthesized_expression (boolean_operator left: [(call) (identifier) (attribute) (none)] operator: "or" right: (call function: (_) @assign.value)))])
 (assignment left: (attribute object: (identifier) @assign.object attribute: (identifier) @assign.name) right: [(boolean_operator left: [(identifier) (attribute)] @assign.alias operator: "or" right: [(call) (identifier) (attribute) (none)]) (parenthesized_expression (boolean_operator left: [(identifier) (attribute)] @assign.alias operator: "or" right: [(call) (identifier) (attribute) (none)]))])
 (assignment left: (attribute object: (identifier) @assign.object attribute: (identifier) @assign.name) right: [(boolean_operator left: [(call) (identifier) (attribute) (none)] operator: "or" right: [(identifier) (attribute)] @assign.alias) (parenthesized_expression (boolean_operator left: [(call) (identifier) (attribute) (none)] operator: "or" right: [(identifier) (attribute)] @assign.alias))])
-; `TextType = Union[str, "Text"]` (`Optional[...]`, `A | B`, or any value declared `: TypeAlias`)
-; at the top of a module names a type that annotations use (assign.type_alias).
-((module (expression_statement (assignment left: (identifier) @assign.name
-   right: (subscript value: [(identifier) (attribute)] @_union) @assign.type_alias)))
-  (#match? @_union "(^|\\.)(Union|Optional)$"))
-(module (expression_statement (assignment left: (identifier) @assign.name
-  right: (binary_operator operator: "|") @assign.type_alias)))
-((module (expression_statement (assignment left: (identifier) @assign.name type: (type) @_alias right: (_) @assign.type_alias)))
+; `TextType = Union[str, "Text"]` (`Optional[...]`, `Callable[...]` and the other generics of
+; `typing`, `A | B`, or any value declared `: TypeAlias`) at the top of a module, or in an `if`
+; there (`if TYPE_CHECKING:`, `if sys.version_info ...`), names a type that annotations use
+; (assign.type_alias).
+((module [(expression_statement (assignment left: (identifier) @assign.name
+            right: (subscript value: [(identifier) (attribute)] @_generic) @assign.type_alias))
+          (if_statement [consequence: (block (expression_statement (assignment left: (identifier) @assign.name
+                           right: (subscript value: [(identifier) (attribute)] @_generic) @assign.type_alias)))
+                         alternative: (else_clause body: (block (expression_statement (assignment left: (identifier) @assign.name
+                           right: (subscript value: [(identifier) (attribute)] @_generic) @assign.type_alias))))])])
+  (#match? @_generic "(^|\\.)(Union|Optional|Callable|Awaitable|Coroutine|Type|Dict|List|Tuple|Set|FrozenSet|Mapping|MutableMapping|Sequence|MutableSequence|Iterable|Iterator|AsyncIterable|AsyncIterator|Generator|AsyncGenerator|Literal|Annotated|type|dict|list|tuple|set|frozenset)$"))
+(module [(expression_statement (assignment left: (identifier) @assign.name
+          right: (binary_operator operator: "|") @assign.type_alias))
+        (if_statement [consequence: (block (expression_statement (assignment left: (identifier) @assign.name
+                         right: (binary_operator operator: "|") @assign.type_alias)))
+                       alternative: (else_clause body: (block (expression_statement (assignment left: (identifier) @assign.name
+                         right: (binary_operator operator: "|") @assign.type_alias))))])])
+((module [(expression_statement (assignment left: (identifier) @assign.name type: (type) @_alias right: (_) @assign.type_alias))
+          (if_statement [consequence: (block (expression_statement (assignment left: (identifier) @assign.name
+                           type: (type) @_alias right: (_) @assign.type_alias)))
+                         alternative: (else_clause body: (block (expression_statement (assignment left: (identifier) @assign.name
+                           type: (type) @_alias right: (_) @assign.type_alias))))])])
   (#match? @_alias "(^|\\.)TypeAlias$"))
 ; `GrpType = t.TypeVar("GrpType", bound=Group)` stands for its bound (assign.bound, before
 ; assign.value).
