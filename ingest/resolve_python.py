@@ -113,7 +113,8 @@ class _Dyn:
 
 @dataclass(frozen=True, slots=True)
 class _Param:
-    """An untyped parameter: whatever a caller passes (calling it runs what was passed)."""
+    """An untyped parameter, or a value declared only as callable (``Callable[..., T]``):
+    whatever a caller passes (calling it runs what was passed)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -688,6 +689,9 @@ class PythonResolver(Resolver):
                 found.add(_Ext(builtin))
             elif isinstance(value, _Var) and value.alias is not None and not is_class_object and depth < _ALIAS_DEPTH:
                 found.add(self._annotated(*value.alias, None, depth=depth + 1))
+            elif isinstance(value, _Ext) and not is_class_object and _is_callable_type(value.name):
+                # `send: Callable[[Message], Awaitable[None]]` runs, called, whatever was passed.
+                found.add(_Param())
             else:
                 found.add(None)
         return _either(found)
@@ -1857,6 +1861,12 @@ def _builtin_type(name: str) -> str | None:
         return name
     module, _, last = name.rpartition(".")
     return _TYPING_BUILTINS.get(last) if module in ("typing", "typing_extensions") else None
+
+
+def _is_callable_type(name: str) -> bool:
+    """Whether a library name is the type of any callable (``typing.Callable``)."""
+    module, _, last = name.rpartition(".")
+    return last == "Callable" and module in ("typing", "typing_extensions", "collections.abc")
 
 
 def _passes_through(name: str) -> bool:

@@ -1183,6 +1183,27 @@ def test_an_annotation_naming_a_type_alias_types_the_classes_the_alias_names():
     assert not {"http", "lifespan", "bytes", "Doc"} & set(dangling)
 
 
+def test_calling_a_value_declared_callable_runs_what_was_passed():
+    sources = {
+        "hooks.py": (
+            b"import collections.abc\nfrom typing import Awaitable, Callable, Optional\n\n"
+            b"Send = Callable[[dict], Awaitable[None]]\n\n\n"
+            b"class Runner:\n    on_done: Optional[Callable[[], None]] = None\n\n"
+            b"    def run(self, send: Send, check: collections.abc.Callable, label: str):\n"
+            b"        send({})\n        check()\n        self.on_done()\n        label.upper()\n"
+        ),
+    }
+    graph = resolve(sources)
+    nodes = {n.id: n.props for s in graph for n in s.unresolved}
+    reasons = {e.raw: nodes[e.dst]["reason"] for s in graph for e in s.edges if e.type == "CALLS" and not e.resolved}
+    assert reasons == {
+        "send": "dynamic",
+        "check": "dynamic",
+        "self.on_done": "dynamic",
+        "label.upper": "external",
+    }
+
+
 def test_a_returned_attribute_and_a_property_returning_a_property_hold_what_they_read():
     sources = {
         "source.py": (
