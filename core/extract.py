@@ -74,7 +74,8 @@ _POSITIONED = frozenset({"unpacked", "unpacked_call", "unpacked_element", "mappi
 _SUPERSEDES = {
     "partial": ("call",),
     "cast": ("call",),
-    "bound": ("call",),
+    "bound": ("call", "type_parameter"),
+    "type_parameter": ("call",),
     "type_alias": ("literal", "annotation"),
     "call": ("opaque",),  # `a, b = Store(), pair`: `a` is followed, `b` bound to what is not
     "alias": ("opaque",),

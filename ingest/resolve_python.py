@@ -70,7 +70,7 @@ _ELEMENT_BINDINGS = _PLACED_BINDINGS | {"mapping_values", "opaque"}
 # never a symbol (a call's result may be: a decorator returns a function).
 _COMPUTED_BINDINGS = frozenset(
     {"parameter", "literal", "annotated", "entered", "iterated", "iterated_name", "caught", "cast"}
-    | {"type_alias"}
+    | {"type_alias", "type_parameter"}
     | _ELEMENT_BINDINGS
 )
 _PROPERTY = re.compile(r"(?:functools\.)?(?:property|cached_property)")
@@ -101,6 +101,7 @@ class _Var:
     module: str  # a module-level variable of this in-repo module
     # a type alias (``TextType = Union[str, "Text"]``): its file and the type as written
     alias: tuple[str, str] | None = None
+    type_parameter: bool = False  # ``T = TypeVar("T")``: in an annotation, no type of its own
 
 
 @dataclass(frozen=True, slots=True)
@@ -373,9 +374,9 @@ class PythonResolver(Resolver):
             if a.scope is not None:
                 self._narrowings.setdefault((f.path, a.scope), []).append(a)
             return
-        if a.kind == "type_alias":
+        if a.kind in ("type_alias", "type_parameter"):
             if a.scope is None:
-                self._bind(f.path, None, a.name, ("type_alias", a.callee, None))
+                self._bind(f.path, None, a.name, (a.kind, a.callee, None))
             return
         if a.kind == "annotation" and not _annotation_types(a.callee):
             return  # a bare `Final` or `ClassVar` declares no type: the value says it
@@ -583,6 +584,8 @@ class PythonResolver(Resolver):
             return value if isinstance(value, _Sym) and value.symbol.label == "Class" else None
         if kind == "type_alias":  # what annotations naming it mean (``_annotated``)
             return _Var(module_name(path), (path, binding[1]))
+        if kind == "type_parameter":
+            return _Var(module_name(path), type_parameter=True)
         if kind == "wraps":  # a partial of a function: calling it calls the function
             value = self._resolve_dotted(path, binding[2], binding[1])
             return value if isinstance(value, _Sym) and value.symbol.label in ("Function", "Method") else None
@@ -1350,8 +1353,11 @@ class PythonResolver(Resolver):
         """What a name in an annotation stands for: itself, or, for a type alias (``Scope =
         Union[HTTPScope, LifespanScope]``), the in-repo classes it names, to a depth of a few
         aliases (a function taking a ``Scope`` takes an ``HTTPScope``); an alias of library types
-        alone (``Handler = Callable[[Request], Awaitable[None]]``) is the library's."""
+        alone (``Handler = Callable[[Request], Awaitable[None]]``) is the library's; a type
+        parameter (``T = TypeVar("T")``) is nothing."""
         value = self._resolve_dotted(path, scope, name)
+        if isinstance(value, _Var) and value.type_parameter:
+            return []  # `items: list[T]` takes a list of any type: no reference to one
         if not (isinstance(value, _Var) and value.alias is not None and depth < _ALIAS_DEPTH):
             return [value]
         alias_path, raw = value.alias

@@ -1183,6 +1183,18 @@ def test_an_annotation_naming_a_type_alias_types_the_classes_the_alias_names():
     assert not {"http", "lifespan", "bytes", "Doc"} & set(dangling)
 
 
+def test_a_type_variable_in_an_annotation_names_no_type_and_a_bounded_one_its_bound():
+    sources = {
+        "generic.py": (
+            b"import typing\nfrom typing import ParamSpec, TypeVar\n\n\nclass Base:\n    pass\n\n\n"
+            b'T = TypeVar("T")\nB = typing.TypeVar("B", bound=Base)\nP = ParamSpec("P")\n\n\n'
+            b"def first(items: list[T], base: B, hook: typing.Callable[P, T]) -> T:\n    return items[0]\n"
+        ),
+    }
+    types = {(b, ok) for a, t, b, ok in edges_of_subgraphs(resolve(sources)) if t in ("PARAM_TYPE", "RETURNS_TYPE")}
+    assert types == {("list", False), ("generic.Base", True), ("typing.Callable", False)}
+
+
 def test_calling_a_value_declared_callable_runs_what_was_passed():
     sources = {
         "hooks.py": (

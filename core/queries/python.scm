@@ -241,6 +241,11 @@
                          alternative: (else_clause body: (block (expression_statement (assignment left: (identifier) @assign.name
                            type: (type) @_alias right: (_) @assign.type_alias))))])])
   (#match? @_alias "(^|\\.)TypeAlias$"))
+; `T = TypeVar("T")` (`ParamSpec`, `TypeVarTuple`) at the top of a module declares a type
+; parameter: an annotation naming it names no type (assign.type_parameter; a bound wins).
+((module (expression_statement (assignment left: (identifier) @assign.name
+   right: (call function: [(identifier) @_typevar (attribute attribute: (identifier) @_typevar)]) @assign.type_parameter)))
+  (#match? @_typevar "^(TypeVar|ParamSpec|TypeVarTuple)$"))
 ; `GrpType = t.TypeVar("GrpType", bound=Group)` stands for its bound (assign.bound, before
 ; assign.value).
 (assignment left: (identifier) @assign.name
