@@ -210,6 +210,8 @@ class PythonResolver(Resolver):
         self._shadowed_imports: dict[tuple[str, int], _Binding] = self._table()
         # (path, function index) -> its return annotation
         self.return_types: dict[tuple[str, int], str] = self._table()
+        # (path, function or class index) -> the type parameters it declares (`def f[T]()`)
+        self.type_parameters: dict[tuple[str, int], set[str]] = self._table()
         # (path, function index) -> what a generator yields (`self.returns`: what a function returns)
         self.yields: dict[tuple[str, int], list[_Binding]] = self._table()
         # pytest fixtures: (path of the file, or directory of a conftest.py) -> name -> function
@@ -377,6 +379,8 @@ class PythonResolver(Resolver):
         if a.kind in ("type_alias", "type_parameter"):
             if a.scope is None:
                 self._bind(f.path, None, a.name, (a.kind, a.callee, None))
+            elif a.kind == "type_parameter":  # `def first[T](...)`: the definition's own (PEP 695)
+                self.type_parameters.setdefault((f.path, a.scope), set()).add(a.name)
             return
         if a.kind == "annotation" and not _annotation_types(a.callee):
             return  # a bare `Final` or `ClassVar` declares no type: the value says it
@@ -1340,7 +1344,10 @@ class PythonResolver(Resolver):
             elif ref.kind in ("param_type", "return_type"):
                 edge_type = "PARAM_TYPE" if ref.kind == "param_type" else "RETURNS_TYPE"
                 scope = defs[ref.scope].parent if ref.scope is not None else None
+                declared = self._type_parameters_around(f.path, defs, ref.scope)
                 for name in _type_names(ref.raw):
+                    if name in declared:
+                        continue  # `items: list[T]` in `def first[T]`: a type of the caller's choosing
                     for value in self._types_named(f.path, scope, name):
                         self._emit_reference(
                             out, f.path, source, edge_type, name, ref.line, value, ("Class", "Interface")
@@ -1348,6 +1355,14 @@ class PythonResolver(Resolver):
 
         if is_support_file(f.path):
             self._emit_fixture_uses(out, f)
+
+    def _type_parameters_around(self, path: str, defs: list[Definition], scope: int | None) -> set[str]:
+        """The PEP 695 type parameters a definition and those around it declare."""
+        found: set[str] = set()
+        while scope is not None:
+            found |= self.type_parameters.get((path, scope), set())
+            scope = defs[scope].parent
+        return found
 
     def _types_named(self, path: str, scope: int | None, name: str, depth: int = 0) -> list[_Value]:
         """What a name in an annotation stands for: itself, or, for a type alias (``Scope =

@@ -1195,6 +1195,26 @@ def test_a_type_variable_in_an_annotation_names_no_type_and_a_bounded_one_its_bo
     assert types == {("list", False), ("generic.Base", True), ("typing.Callable", False)}
 
 
+def test_pep_695_type_parameters_name_no_type_and_a_type_statement_is_an_alias():
+    sources = {
+        "boxes.py": (
+            b"class Base:\n    pass\n\n\n"
+            b"def first[T, *Ts, **P](items: list[T], base: Base) -> T:\n    return items[0]\n\n\n"
+            b"class Box[K: Base]:\n    def get(self, key: K) -> Base:\n        pass\n\n\n"
+            b"type Pair[V] = tuple[V, Base] | None\ntype Only = Base\n\n\n"
+            b"def pair(p: Pair[int], o: Only):\n    pass\n"
+        ),
+    }
+    types = {(a, b, ok) for a, t, b, ok in edges_of_subgraphs(resolve(sources)) if t in ("PARAM_TYPE", "RETURNS_TYPE")}
+    assert types == {
+        ("boxes.first", "list", False),
+        ("boxes.first", "boxes.Base", True),
+        ("boxes.Box.get", "boxes.Base", True),  # `key: K`: the class's type parameter
+        ("boxes.pair", "boxes.Base", True),  # through both aliases
+        ("boxes.pair", "int", False),
+    }
+
+
 def test_calling_a_value_declared_callable_runs_what_was_passed():
     sources = {
         "hooks.py": (

@@ -246,6 +246,18 @@
 ((module (expression_statement (assignment left: (identifier) @assign.name
    right: (call function: [(identifier) @_typevar (attribute attribute: (identifier) @_typevar)]) @assign.type_parameter)))
   (#match? @_typevar "^(TypeVar|ParamSpec|TypeVarTuple)$"))
+; PEP 695: a definition's own type parameters (`def first[T](items: list[T]) -> T`, `class
+; Box[T: Base]`, `*Ts`, `**P`) are names its annotations use for a type of the caller's choosing
+; (assign.type_parameter, scoped to the definition), and `type Pair[K] = tuple[K, K] | None` at the
+; top of a module is a type alias (assign.type_alias).
+([(function_definition type_parameters: (type_parameter (type [(identifier) @assign.name
+                                                              (splat_type (identifier) @assign.name)
+                                                              (constrained_type . (type (identifier) @assign.name))]) @assign.type_parameter))
+  (class_definition type_parameters: (type_parameter (type [(identifier) @assign.name
+                                                           (splat_type (identifier) @assign.name)
+                                                           (constrained_type . (type (identifier) @assign.name))]) @assign.type_parameter))])
+(module (type_alias_statement left: (type [(identifier) @assign.name (generic_type (identifier) @assign.name)])
+  right: (type) @assign.type_alias))
 ; `GrpType = t.TypeVar("GrpType", bound=Group)` stands for its bound (assign.bound, before
 ; assign.value).
 (assignment left: (identifier) @assign.name
