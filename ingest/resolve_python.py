@@ -1842,9 +1842,12 @@ def _closing_bracket(text: str, start: int) -> int:
     at a length)."""
     depth = 0
     for i in range(start, len(text)):
-        depth += {"[": 1, "]": -1}.get(text[i], 0)
-        if depth == 0:
-            return i
+        if text[i] == "[":
+            depth += 1
+        elif text[i] == "]":
+            depth -= 1
+            if depth == 0:
+                return i
     return len(text)
 
 
