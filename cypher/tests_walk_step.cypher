@@ -21,7 +21,7 @@ CALL (id) {
   UNION MATCH (t:Class {id: id}) RETURN t
 }
 CALL (t) {
-  MATCH (t)<-[:CALLS|INHERITS_FROM]-(u) RETURN u
+  MATCH (t)<-[:CALLS|INHERITS_FROM]-(u) RETURN u, null AS cond
   UNION
   // What names a symbol as a value runs it later. A test hands it to the code it tests, a class
   // body's table runs with the class's methods; a function that names one mostly registers it
@@ -29,25 +29,27 @@ CALL (t) {
   // registry for it, not whatever builds the registry: that holder is not followed.
   MATCH (t)<-[:REFERENCES]-(u)
   WHERE u:Class OR coalesce(u.is_test, false)
-  RETURN u
+  RETURN u, null AS cond
   UNION
-  MATCH (t)-[:TESTED_BY]->(u) RETURN u
+  MATCH (t)-[:TESTED_BY]->(u) RETURN u, null AS cond
   UNION
   MATCH (d:Unresolved {repo: $repo, branch: $branch, name: t.name})<-[c:CALLS]-(u)
   WHERE (t:Function OR t:Method) AND d.reason <> 'external'
     // `rv.headers.update()` calls a method, `update()` a function: a view named `update` is not
     // what an unknown receiver's `update` runs.
     AND (t:Method) = (c.raw CONTAINS '.')
-  RETURN u
+  RETURN u, null AS cond
   UNION
   // An override runs wherever its base's method is called on an instance of the subclass
   // (`for tag in self.order: tag.check(v)` resolves to JSONTag.check and runs TagDict.check):
   // the walk goes on from the method it overrides, in any in-repo ancestor. Not a constructor:
   // building the base (or another subclass: IntRange beside FloatRange) does not run it.
+  // What is reached so runs the override only where an instance of its class is made: the
+  // step says which class (`cond`), and the walk keeps the tests that make one.
   MATCH (c:Class)-[:DEFINES]->(t:Method)
   WHERE NOT t.name IN ['__init__', '__new__', '__post_init__', '__init_subclass__', '__class_getitem__']
   MATCH (c)-[:INHERITS_FROM*1..8]->(:Class)-[:DEFINES]->(u:Method {name: t.name})
-  RETURN u
+  RETURN u, c.id AS cond
   UNION
   // A library's base class calls its subclass's overrides (werkzeug's Client.get calls
   // FlaskClient.open): an override in a class with a library base (a module's class, not a
@@ -66,7 +68,7 @@ CALL (t) {
   WHERE e.raw STARTS WITH b.raw + '.'
   WITH u, substring(e.raw, size(b.raw) + 1) AS member
   WHERE NOT member CONTAINS '.' AND NOT member CONTAINS '(' AND NOT member STARTS WITH '__'
-  RETURN u
+  RETURN u, null AS cond
   UNION
   // A test class's set-up runs before each of its tests (and its subclasses' tests): unittest's
   // setUp/setUpClass, django's setUpTestData, pytest's setup_method/setup_class.
@@ -75,7 +77,7 @@ CALL (t) {
   MATCH (sub:Class)-[:INHERITS_FROM*0..6]->(c)
   MATCH (sub)-[:DEFINES]->(u:Method)
   WHERE u.is_test
-  RETURN u
+  RETURN u, null AS cond
   UNION
   // A test's decorators are evaluated where the test is defined, but what they build (the
   // cases of a parametrize, a hypothesis strategy, a patch) is the test's input: a call its
@@ -86,7 +88,7 @@ CALL (t) {
   MATCH (scope)-[:DEFINES]->(u)
   WHERE (u:Function OR u:Method) AND u.is_test
     AND any(line IN coalesce(c.lines, [c.line]) WHERE u.start_line <= line <= u.end_line)
-  RETURN u
+  RETURN u, null AS cond
   UNION
   // A call at the top of a test file runs when the file is imported, before any of its tests,
   // and what it makes (`EqC = cmp_using(eq=...)`, `app = create_app()`) is what they use: it
@@ -97,7 +99,7 @@ CALL (t) {
             WHERE NOT EXISTS { MATCH (f)-[:DEFINES]->(d) WHERE d.start_line <= line <= d.end_line })
   MATCH (f)-[:DEFINES*1..2]->(u)
   WHERE (u:Function OR u:Method) AND u.is_test
-  RETURN u
+  RETURN u, null AS cond
   UNION
   // An autouse fixture runs for every test in its scope: the tests of its file, or of the
   // folder of the conftest.py that defines it.
@@ -110,7 +112,7 @@ CALL (t) {
     UNION
     MATCH (u:Method {repo: $repo, branch: $branch}) WHERE u.is_test AND u.path STARTS WITH scope RETURN u
   }
-  RETURN u
+  RETURN u, null AS cond
   UNION
   // An instance's `__call__` runs where the instance is called: by in-repo code (a CALLS edge),
   // or by a library it was handed to. When an in-repo subclass of a library class holds one
@@ -138,7 +140,7 @@ CALL (t) {
     WHERE NOT member CONTAINS '.' AND NOT member CONTAINS '(' AND NOT member STARTS WITH '__'
     RETURN u
   }
-  RETURN u
+  RETURN u, null AS cond
   UNION
   // A function or class defined inside a function is made when that function runs (a class
   // statement in a test runs its metaclass and base's hooks there).
@@ -146,12 +148,14 @@ CALL (t) {
   WHERE ((t:Function OR t:Class) AND (u:Function OR u:Method))
      OR (t:Method AND u:Class AND (t.name IN $implicit OR any(d IN coalesce(t.decorators, [])
          WHERE d CONTAINS 'property' OR d ENDS WITH '.setter' OR d ENDS WITH '.getter')))
-  RETURN u
+  RETURN u, null AS cond
 }
 // One entry per symbol reached (many paths lead to a busy one), with the ids it was reached
-// from, all in one record: a step can reach thousands, and reading a record each costs more.
-WITH u, collect(DISTINCT id) AS targets
+// from (`targets`; `through`: [id, class] where only an instance of that class runs it), all in
+// one record: a step can reach thousands, and reading a record each costs more.
+WITH u, collect(DISTINCT CASE WHEN cond IS NULL THEN id END) AS targets,
+     collect(DISTINCT CASE WHEN cond IS NOT NULL THEN [id, cond] END) AS through
 ORDER BY u.id
 LIMIT $rows
-RETURN collect({targets: targets, id: u.id, kind: labels(u)[0], qualname: u.qualname, name: u.name, path: u.path,
+RETURN collect({targets: targets, through: through, id: u.id, kind: labels(u)[0], qualname: u.qualname, name: u.name, path: u.path,
                 start_line: u.start_line, end_line: u.end_line, is_test: coalesce(u.is_test, false)}) AS reached

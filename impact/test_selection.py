@@ -9,7 +9,9 @@ them, dangling calls by the same bare name, the function a nested function or cl
 the class of a method the language calls by itself — but for the ``__call__`` of a class
 another in-repo subclass of a library class holds, the callers of the library's methods), to
 any depth;
-every test it reaches is selected, with the path that reached it. A changed symbol from which
+every test it reaches is selected, with the path that reached it — but a test reached only
+through an override (``IntRange.convert`` from the ``ParamType.convert`` it overrides) only when
+it may make an instance of the override's class (``_instance_makers``). A changed symbol from which
 the walk reaches no test falls back to the test files named after its module
 (``tests/test_config.py`` for ``config.py``), else to the test files that import its file
 directly or through other files.
@@ -121,40 +123,9 @@ def select_tests(
     """The tests to run when the symbols ``start`` (id -> qualname, ``paths`` id -> file) change;
     ``memo``: what was read of this indexed state of the branch before (``state_memo.py``)."""
     memo = memo or StateMemo()
-    # Every symbol reached carries the changed symbols it was reached from, so one walk
-    # serves a whole diff and each changed symbol still learns whether it reached a test.
-    # (Frozen sets: most symbols share their one target's, and a central change reaches
-    # thousands.)
-    origins: dict[str, frozenset[str]] = {node_id: frozenset((node_id,)) for node_id in start}
-    parent: dict[str, str] = {}  # the symbol a reached one was first reached from: its `via`
-    depth: dict[str, int] = dict.fromkeys(start, 0)
-    rows_of: dict[str, dict[str, Any]] = {}
-    frontier = set(start)
-    complete = True
-    while frontier:
-        if len(origins) > MAX_WALK:
-            complete = False
-            break
-        rows, cut = _step(graph, repo, branch, frontier, memo, MAX_WALK + 1 - len(origins))
-        frontier = set()
-        for row, targets in rows:
-            node = row["id"]
-            reaching = origins[targets[0]] if len(targets) == 1 else frozenset().union(*(origins[t] for t in targets))
-            had = origins.get(node)
-            if had is None:
-                origins[node] = reaching
-                parent[node] = targets[0]
-                depth[node] = depth[targets[0]] + 1
-                rows_of[node] = row
-            elif reaching <= had:
-                continue
-            else:
-                origins[node] = had | reaching
-            if row["kind"] != "File":  # a module-level use runs when the module is imported
-                frontier.add(node)
-        if cut:  # the walk is full: what it found still counts
-            complete = False
-            break
+    walk = _walk(graph, repo, branch, {node_id: frozenset((node_id,)) for node_id in start}, memo)
+    origins, parent, depth, rows_of = walk.origins, walk.parent, walk.depth, walk.rows
+    complete = walk.complete
 
     def via(node: str) -> list[str]:
         path = []
@@ -166,6 +137,8 @@ def select_tests(
     chosen: dict[str, TestToRun] = {}
     tested: set[str] = set()
     tests = [(node, row) for node, row in rows_of.items() if _is_test(row)]
+    makers = _instance_makers(graph, repo, branch, {c for node, _ in tests for c in walk.conds[node] or ()}, memo)
+    tests = [(node, row) for node, row in tests if _makes_instance(walk.conds[node], node, makers)]
     for node, row in sorted(tests, key=lambda item: (depth[item[0]], item[1]["qualname"] or "")):
         tested |= origins[node]
         if row["qualname"] not in chosen:
@@ -181,6 +154,132 @@ def select_tests(
         test_files = memo.value(_TEST_FILES, lambda: _test_files(graph, repo, branch))
         _add_fallback(chosen, test_files, files)
     return Selection(sorted(chosen.values(), key=lambda t: (t.depth, t.qualname)), complete)
+
+
+@dataclass(slots=True)
+class _Walk:
+    """What a walk up from some symbols reached: per symbol, the start symbols it was reached
+    from, the symbol it was first reached from (its `via`), its hops and row; and ``conds``: None
+    where anything reaching it runs it, else the classes one of whose instances must be made for
+    it to run the start (it was reached only through overrides of those classes' methods)."""
+
+    origins: dict[str, frozenset[str]]
+    parent: dict[str, str]
+    depth: dict[str, int]
+    rows: dict[str, dict[str, Any]]
+    conds: dict[str, frozenset[str] | None]
+    complete: bool  # False: the walk hit MAX_WALK
+
+
+def _walk(graph: GraphReader, repo: str, branch: str, start: dict[str, frozenset[str]], memo: StateMemo) -> _Walk:
+    # Every symbol reached carries the start symbols it was reached from, so one walk serves a
+    # whole diff and each changed symbol still learns whether it reached a test. (Frozen sets:
+    # most symbols share their one target's, and a central change reaches thousands.)
+    walk = _Walk(dict(start), {}, dict.fromkeys(start, 0), {}, dict.fromkeys(start), True)
+    origins, conds = walk.origins, walk.conds
+    frontier = set(start)
+    while frontier:
+        if len(origins) > MAX_WALK:
+            walk.complete = False
+            break
+        rows, cut = _step(graph, repo, branch, frontier, memo, MAX_WALK + 1 - len(origins))
+        frontier = set()
+        for row, reached_from in rows:
+            node = row["id"]
+            first = reached_from[0][0]
+            reaching = frozenset().union(*(origins[t] for t, _ in reached_from))
+            cond = _merged(*(_through(conds[t], c) for t, c in reached_from))
+            if node not in origins:
+                origins[node], conds[node] = reaching, cond
+                walk.parent[node] = first
+                walk.depth[node] = walk.depth[first] + 1
+                walk.rows[node] = row
+            else:
+                had, had_cond = origins[node], conds[node]
+                cond = _merged(had_cond, cond)
+                if reaching <= had and cond == had_cond:
+                    continue
+                origins[node], conds[node] = had | reaching, cond
+            if row["kind"] != "File":  # a module-level use runs when the module is imported
+                frontier.add(node)
+        if cut:  # the walk is full: what it found still counts
+            walk.complete = False
+            break
+    return walk
+
+
+def _through(cond: frozenset[str] | None, override_of: str | None) -> frozenset[str] | None:
+    """The condition of a symbol reached from one with ``cond``, through an override of a method
+    of the class ``override_of`` (None: a hop anything takes). A path through two overrides
+    keeps the first's class: the instance the changed method needs is the one that matters."""
+    if override_of is None or cond is not None:
+        return cond
+    return frozenset((override_of,))
+
+
+def _merged(*conds: frozenset[str] | None) -> frozenset[str] | None:
+    """Reached along several paths, a symbol runs the start when any of them holds."""
+    if any(cond is None for cond in conds):
+        return None
+    return frozenset().union(*conds)  # type: ignore[arg-type]
+
+
+def _makes_instance(cond: frozenset[str] | None, test: str, makers: dict[str, set[str] | None]) -> bool:
+    """Whether a test reached with ``cond`` runs the start: it makes an instance of one of the
+    classes (or nobody can tell where their instances come from: ``makers`` None)."""
+    if cond is None:
+        return True
+    return any((tests := makers.get(c)) is None or test in tests for c in cond)
+
+
+def _instance_makers(
+    graph: GraphReader, repo: str, branch: str, classes: set[str], memo: StateMemo
+) -> dict[str, set[str] | None]:
+    """Per class, the tests that may make an instance of it or of an in-repo subclass: those the
+    walk up from the class and from the functions that name it as a value reaches (a test
+    constructs it, calls a factory handed it, defines a subclass, uses a fixture that makes
+    one), and the tests of the test files importing a module that makes one or keeps the class
+    at import (`INT = IntParamType()`, a list of cases). None for a class whose instances may
+    come from anywhere: one no test is seen to make (a factory the graph does not see), one a
+    test helper no test file is seen to import makes, or one whose walk is too large to follow."""
+    if not classes:
+        return {}
+
+    def fetch(ids: list[str]) -> tuple[dict[str, list[dict[str, Any]]], bool]:
+        found: dict[str, list[dict[str, Any]]] = {node: [] for node in ids}
+        for row in graph.named_query("instance_sites", {"ids": ids}, limit=1_000_000):
+            found[row["id"]].append(row)
+        return found, True
+
+    sites, _ = per_node(memo, "instance_sites", sorted(classes), fetch)
+    makers: dict[str, set[str] | None] = {}
+    for cls in sorted(classes):
+        rows = sites.get(cls, [])
+        named = [site for row in rows for site in row["sites"]]
+        if not rows:
+            makers[cls] = None
+            continue
+        # One walk a class: a class made everywhere fills its walk, and must not stop another's.
+        start = {node: frozenset((cls,)) for row in rows for node in row["classes"]}
+        start.update((site["id"], frozenset((cls,))) for site in named if site["kind"] != "File")
+        walk = _walk(graph, repo, branch, start, memo)
+        tests = {site["id"] for site in named if site["is_test"]}
+        tests.update(node for node, row in walk.rows.items() if _is_test(row))
+        # What a module makes at import (the class, or something made from it), the tests of
+        # the test files importing it may use; a test helper no test file is seen to import (a
+        # test app its tests put on the path) may reach any test, an example nobody imports none.
+        modules = {site["path"] for site in named if site["kind"] == "File"}
+        modules.update(row["path"] for row in walk.rows.values() if row["kind"] == "File")
+        imported = True
+        if modules:
+            test_files = memo.value(_TEST_FILES, lambda: _test_files(graph, repo, branch))
+            for module in sorted(modules):
+                importers = test_files.importers.of(module)
+                importing = [t["id"] for path, of in test_files.tests_of.items() if path in importers for t in of]
+                imported = imported and (bool(importing) or not test_files.beside_tests(module))
+                tests.update(importing)
+        makers[cls] = tests if tests and imported and walk.complete else None
+    return makers
 
 
 def _add_covered(chosen: dict[str, TestToRun], graph: GraphReader, start: dict[str, str], memo: StateMemo) -> None:
@@ -215,11 +314,12 @@ def _is_test(row: dict[str, Any]) -> bool:
 
 def _step(
     graph: GraphReader, repo: str, branch: str, frontier: set[str], memo: StateMemo, room: int
-) -> tuple[list[tuple[dict[str, Any], list[str]]], bool]:
+) -> tuple[list[tuple[dict[str, Any], list[tuple[str, str | None]]]], bool]:
     """What runs the symbols of ``frontier``: each symbol reached, with the frontier ids it was
-    reached from (sorted), in a stable order; and whether the step was cut at ``room`` symbols."""
+    reached from (sorted; each with the class whose override the hop went through, or None), in
+    a stable order; and whether the step was cut at ``room`` symbols."""
 
-    def fetch(ids: list[str]) -> tuple[dict[str, list[dict[str, Any]]], bool]:
+    def fetch(ids: list[str]) -> tuple[dict[str, list[tuple[dict[str, Any], str | None]]], bool]:
         # A read cut at the walk's room is not what these nodes reach, so it is not kept per
         # node; the walk that reads it stops there, and the same walk asked again reads the
         # same cut: kept as it is.
@@ -246,26 +346,28 @@ def _step(
         parts = [ids[i::_STEP_PARTS] for i in range(_STEP_PARTS)] if len(ids) >= _SPLIT_FROM else [ids]
         with ThreadPoolExecutor(max_workers=len(parts)) as pool:
             reads = list(pool.map(read, parts))
-        found: dict[str, list[dict[str, Any]]] = {node: [] for node in ids}
+        found: dict[str, list[tuple[dict[str, Any], str | None]]] = {node: [] for node in ids}
         for part in reads:
             for entry in part:
-                # Without its list of targets an entry holds only strings and numbers, and the
+                # Without its lists of targets an entry holds only strings and numbers, and the
                 # garbage collector stops tracking it: kept, it is not scanned again and again.
                 for target in entry.pop("targets"):
-                    found[target].append(entry)
+                    found[target].append((entry, None))
+                for target, override_of in entry.pop("through"):
+                    found[target].append((entry, override_of))
         if any(len(part) >= room for part in reads):
             memo.put(cut_key, (found, False), entries=sum(len(part) for part in reads))
             return found, False
         return found, True
 
     reached, complete = per_node(memo, "tests_walk_step", frontier, fetch)
-    rows: dict[str, tuple[dict[str, Any], list[str]]] = {}
+    rows: dict[str, tuple[dict[str, Any], list[tuple[str, str | None]]]] = {}
     for node in sorted(reached):
-        for entry in reached[node]:
+        for entry, override_of in reached[node]:
             if entry["id"] in rows:
-                rows[entry["id"]][1].append(node)
+                rows[entry["id"]][1].append((node, override_of))
             else:
-                rows[entry["id"]] = (entry, [node])
+                rows[entry["id"]] = (entry, [(node, override_of)])
     if len(rows) > room:  # kept entries beside a read: the same first ones by id as one read gives
         rows = {node: rows[node] for node in sorted(rows)[:room]}
         complete = False
@@ -289,12 +391,20 @@ class _TestFiles:
     importers: _Importers
     names: dict[str, str]  # test file -> what it is named after (``_test_file_name``)
 
+    test_folders: frozenset[str]  # the folders (below the root) holding test files
+
+    def beside_tests(self, path: str) -> bool:
+        """Whether a file lives in a folder that holds test files: a test helper or a test app,
+        which tests may load without an import the graph sees."""
+        return any(path.startswith(folder + "/") for folder in self.test_folders)
+
 
 def _test_files(graph: GraphReader, repo: str, branch: str) -> _TestFiles:
     files = graph.named_query("test_files_imports", {"repo": repo, "branch": branch}, limit=1_000_000)
     imports = {f["path"]: set(f["imports"]) for f in files}
     tests_of = {f["path"]: [t for t in f["tests"] if t] for f in files if any(f["tests"])}
-    return _TestFiles(tests_of, _Importers(imports), {path: _test_file_name(path) for path in tests_of})
+    folders = frozenset(folder for folder in (str(PurePosixPath(path).parent) for path in tests_of) if folder != ".")
+    return _TestFiles(tests_of, _Importers(imports), {path: _test_file_name(path) for path in tests_of}, folders)
 
 
 def _add_fallback(chosen: dict[str, TestToRun], test_files: _TestFiles, untested: dict[str, str]) -> None:

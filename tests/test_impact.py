@@ -607,3 +607,53 @@ def test_tests_are_selected_through_values_metaclasses_and_called_instances(repo
     # Impact climbs a reference as a caller: what hands `rfc` on breaks with its signature.
     impacted = {i.qualname: i.tier for i in api.impact(repo_dir, symbols=["lib.formats.rfc"], config=config).impacted}
     assert impacted == {"tests.test_formats.test_sorted_by_rfc": "will_break"}
+
+
+INSTANCES_REPO = {
+    "lib/__init__.py": "",
+    "lib/types.py": (
+        "class ParamType:\n    def __call__(self, value):\n        return self.convert(value)\n\n"
+        "    def convert(self, value):\n        return value\n\n\n"
+        "class Number(ParamType):\n    def convert(self, value):\n        return int(value)\n\n\n"
+        "class Date(ParamType):\n    def convert(self, value):\n        return value.split('-')\n\n\n"
+        "class Flag(ParamType):\n    def convert(self, value):\n        return bool(value)\n\n\n"
+        "class Unseen(ParamType):\n    def convert(self, value):\n        return None\n\n\n"
+        "class Clock(ParamType):\n    def convert(self, value):\n        return value.split(':')\n\n\n"
+        "class Settings:\n    clock_class = Clock\n\n\n"
+        "FLAG = Flag()\n\n\ndef build(cls):\n    return cls()\n"
+    ),
+    "lib/core.py": (
+        "from lib.types import Date, ParamType, build\n\n\n"
+        "class Option:\n    def __init__(self, kind: ParamType):\n        self.kind = kind\n\n"
+        "    def process(self, value):\n        return self.kind(value)\n\n\n"
+        "def date_option():\n    return Option(build(Date))\n"
+    ),
+    "tests/__init__.py": "",
+    "tests/test_core.py": (
+        "from lib.core import Option, date_option\nfrom lib.types import FLAG, Number, Settings\n\n\n"
+        "def test_number():\n    assert Option(Number()).process('1') == 1\n\n\n"
+        "def test_date():\n    assert date_option().process('2020-01-02')\n\n\n"
+        "def test_flag():\n    assert Option(FLAG).process('x')\n\n\n"
+        "def test_clock():\n    assert Option(Settings().clock_class()).process('10:00')\n"
+    ),
+    "tests/test_other.py": "def test_nothing():\n    assert True\n",
+}
+
+
+def test_an_override_runs_for_the_tests_that_make_an_instance_of_its_class(repo_dir: Path, config):
+    selected = _indexed_selection(repo_dir, config, INSTANCES_REPO)
+    every = {f"tests.test_core.test_{name}": "calls" for name in ("number", "date", "flag", "clock")}
+    # The base's method runs wherever a parameter is processed.
+    assert selected("lib.types.ParamType.convert") == every
+    # An override, reached through the method it overrides, runs where an instance of its class
+    # exists: the test that constructs one, the test calling a function handed the class
+    # (`build(Date)`), and the tests of every test file importing a module that makes one at
+    # import (`FLAG = Flag()`).
+    assert selected("lib.types.Number.convert") == {"tests.test_core.test_number": "calls"}
+    assert selected("lib.types.Date.convert") == {"tests.test_core.test_date": "calls"}
+    assert selected("lib.types.Flag.convert") == every
+    # A class a class keeps (`clock_class = Clock`) is made where that class is used.
+    assert selected("lib.types.Clock.convert") == {"tests.test_core.test_clock": "calls"}
+    # A class no test is seen to make may be made where the graph cannot see (a factory by
+    # name): its override keeps the walk's tests.
+    assert selected("lib.types.Unseen.convert") == every

@@ -295,6 +295,7 @@ def test_named_query_parameters_are_checked():
         "impact_tests",
         "impact_unknowns",
         "impact_upstream",
+        "instance_sites",
         "library_subtypes",
         "symbol",
         "symbol_names",

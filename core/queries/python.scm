@@ -53,6 +53,10 @@
 ; Stored on an object (`self._add = self._add_safe`, `app.handler = handle`): it runs where the
 ; attribute is called, which a choice between two (`if safe: ... else: ...`) leaves unresolved.
 (assignment left: (attribute) right: [(identifier) (attribute)] @reference.value)
+; Kept by a class (`json_provider_class = DefaultJSONProvider`, `form_class = BookForm`): the class
+; makes or runs it by that attribute, wherever the class is used.
+(class_definition
+  body: (block (expression_statement (assignment left: (identifier) right: [(identifier) (attribute)] @reference.value))))
 (assignment left: (identifier) @param
   right: [(list [(identifier) (attribute)] @reference.value)
           (tuple [(identifier) (attribute)] @reference.value)
