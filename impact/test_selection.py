@@ -187,7 +187,9 @@ def _walk(graph: GraphReader, repo: str, branch: str, start: dict[str, frozenset
         for row, reached_from in rows:
             node = row["id"]
             first = reached_from[0][0]
-            reaching = frozenset().union(*(origins[t] for t, _ in reached_from))
+            reaching = (
+                origins[first] if len(reached_from) == 1 else frozenset().union(*(origins[t] for t, _ in reached_from))
+            )
             cond = _merged(*(_through(conds[t], c) for t, c in reached_from))
             if node not in origins:
                 origins[node], conds[node] = reaching, cond
