@@ -151,8 +151,7 @@ def select_tests(
     fallback = start if not complete else {node_id: q for node_id, q in start.items() if node_id not in tested}
     if fallback:
         files = {fallback[node_id]: paths[node_id] for node_id in sorted(fallback) if node_id in paths}
-        test_files = memo.value(_TEST_FILES, lambda: _test_files(graph, repo, branch))
-        _add_fallback(chosen, test_files, files)
+        _add_fallback(chosen, _branch_test_files(graph, repo, branch, memo), files)
     return Selection(sorted(chosen.values(), key=lambda t: (t.depth, t.qualname)), complete)
 
 
@@ -274,12 +273,12 @@ def _instance_makers(
         modules.update(row["path"] for row in walk.rows.values() if row["kind"] == "File")
         imported = True
         if modules:
-            test_files = memo.value(_TEST_FILES, lambda: _test_files(graph, repo, branch))
+            test_files = _branch_test_files(graph, repo, branch, memo)
             for module in sorted(modules):
-                importers = test_files.importers.of(module)
-                importing = [t["id"] for path, of in test_files.tests_of.items() if path in importers for t in of]
+                # Set intersection, not a scan of every test file: a walk reaches many modules.
+                importing = test_files.importers.of(module) & test_files.tests_of.keys()
                 imported = imported and (bool(importing) or not test_files.beside_tests(module))
-                tests.update(importing)
+                tests.update(t["id"] for path in importing for t in test_files.tests_of[path])
         makers[cls] = tests if tests and imported and walk.complete else None
     return makers
 
@@ -399,6 +398,11 @@ class _TestFiles:
         """Whether a file lives in a folder that holds test files: a test helper or a test app,
         which tests may load without an import the graph sees."""
         return any(path.startswith(folder + "/") for folder in self.test_folders)
+
+
+def _branch_test_files(graph: GraphReader, repo: str, branch: str, memo: StateMemo) -> _TestFiles:
+    """The branch's test files, read once per indexed state (or waited for, when read ahead)."""
+    return memo.value(_TEST_FILES, lambda: _test_files(graph, repo, branch))
 
 
 def _test_files(graph: GraphReader, repo: str, branch: str) -> _TestFiles:
