@@ -14,6 +14,7 @@
 // param ids: node ids of functions, methods or classes (a list)
 // param implicit: method names the language calls by itself (a list) [default: []]
 // param setups: set-up method names a test framework runs before each test of the class (a list) [default: []]
+// param inert_bases: library bases that hold no code calling a subclass's methods, only typing or abstractness (`typing.Generic`) (a list) [default: []]
 // param rows: the most symbols the step returns (the first by id) [default: 100000]
 UNWIND $ids AS id
 CALL (id) {
@@ -34,7 +35,10 @@ CALL (t) {
   MATCH (t)-[:TESTED_BY]->(u) RETURN u, null AS cond
   UNION
   MATCH (d:Unresolved {repo: $repo, branch: $branch, name: t.name})<-[c:CALLS]-(u)
-  WHERE (t:Function OR t:Method) AND d.reason <> 'external'
+  WHERE (t:Function OR t:Method)
+    // A member of a base that only declares types is one the resolver found on no class
+    // (`self.type._describe_range()` read as `typing.Generic._describe_range`): unknown, not external.
+    AND (d.reason <> 'external' OR any(base IN $inert_bases WHERE d.raw STARTS WITH base + '.'))
     // `rv.headers.update()` calls a method, `update()` a function: a view named `update` is not
     // what an unknown receiver's `update` runs.
     AND (t:Method) = (c.raw CONTAINS '.')
@@ -58,11 +62,13 @@ CALL (t) {
   // A call is of the base's own method, not of an attribute chain through an instance
   // (`self.Answer.objects.create()` in a unittest.TestCase is not TestCase code running).
   // Not a constructor either: it runs where its class is made (the implicit methods' rule),
-  // not wherever the base's methods are (click's `io.TextIOWrapper` subclasses).
+  // not wherever the base's methods are (click's `io.TextIOWrapper` subclasses). Nor a base
+  // that only declares types (`typing.Generic[V]`: an attribute the resolver found on no
+  // in-repo class reads as one of its members, so every such use would run every override).
   MATCH (c:Class)-[:DEFINES]->(t:Method)
   WHERE NOT t.name IN ['__init__', '__new__', '__post_init__', '__init_subclass__', '__class_getitem__']
   MATCH (c)-[:INHERITS_FROM]->(b:Unresolved {reason: 'external'})
-  WHERE b.raw CONTAINS '.'
+  WHERE b.raw CONTAINS '.' AND NOT b.raw IN $inert_bases
     AND EXISTS { MATCH (:Unresolved {repo: $repo, branch: $branch, raw: b.raw + '.' + t.name}) }
   MATCH (e:Unresolved {repo: $repo, branch: $branch, reason: 'external'})<-[:CALLS]-(u)
   WHERE e.raw STARTS WITH b.raw + '.'
@@ -127,7 +133,7 @@ CALL (t) {
     AND l <> c AND NOT EXISTS { MATCH (c)-[:INHERITS_FROM*1..8]->(l) }
     AND NOT EXISTS { MATCH (l)-[:INHERITS_FROM*1..8]->(a) }
   OPTIONAL MATCH (l)-[:INHERITS_FROM]->(b:Unresolved {reason: 'external'})
-  WHERE b.raw CONTAINS '.'
+  WHERE b.raw CONTAINS '.' AND NOT b.raw IN $inert_bases
   WITH c, collect(DISTINCT b.raw) AS bases
   CALL (c, bases) {
     WITH c WHERE bases = []

@@ -11,7 +11,8 @@ another in-repo subclass of a library class holds, the callers of the library's 
 any depth;
 every test it reaches is selected, with the path that reached it — but a test reached only
 through an override (``IntRange.convert`` from the ``ParamType.convert`` it overrides) only when
-it may make an instance of the override's class (``_instance_makers``). A changed symbol from which
+it may make an instance of the override's class (``_instance_makers``; a walk cut short keeps
+every test it reached). A changed symbol from which
 the walk reaches no test falls back to the test files named after its module
 (``tests/test_config.py`` for ``config.py``), else to the test files that import its file
 directly or through other files.
@@ -61,6 +62,9 @@ SETUP_METHODS = (
     "setUp asyncSetUp setUpClass setUpTestData tearDown asyncTearDown tearDownClass "
     "setup_method setup_class teardown_method teardown_class"
 ).split()
+# Library bases that hold no code calling a subclass's methods: they declare types or
+# abstractness. A subclass's overrides do not run where their members are used.
+INERT_BASES = ("typing.Generic typing.Protocol typing_extensions.Generic typing_extensions.Protocol abc.ABC").split()
 # The walk stops growing past this many symbols: a change to a core function of a large
 # repository reaches most of it, and following it to the end costs seconds (django's
 # `reverse` reaches 20,000). A step returns no more than the walk has room for (the first by
@@ -137,8 +141,16 @@ def select_tests(
     chosen: dict[str, TestToRun] = {}
     tested: set[str] = set()
     tests = [(node, row) for node, row in rows_of.items() if _is_test(row)]
-    makers = _instance_makers(graph, repo, branch, {c for node, _ in tests for c in walk.conds[node] or ()}, memo)
-    tests = [(node, row) for node, row in tests if _makes_instance(walk.conds[node], node, makers)]
+    # A cut walk's answer is inexact and widened by the fallback's tests anyway: no test is
+    # filtered out of it, which spares a walk per class (on django each is cut too, after
+    # hundreds of milliseconds, and filters nothing).
+    if complete:
+        needing: dict[str, set[str]] = {}  # class -> the tests kept only if they make an instance of it
+        for node, _ in tests:
+            for cls in walk.conds[node] or ():
+                needing.setdefault(cls, set()).add(node)
+        makers = _instance_makers(graph, repo, branch, needing, memo)
+        tests = [(node, row) for node, row in tests if _makes_instance(walk.conds[node], node, makers)]
     for node, row in sorted(tests, key=lambda item: (depth[item[0]], item[1]["qualname"] or "")):
         tested |= origins[node]
         if row["qualname"] not in chosen:
@@ -168,9 +180,19 @@ class _Walk:
     rows: dict[str, dict[str, Any]]
     conds: dict[str, frozenset[str] | None]
     complete: bool  # False: the walk hit MAX_WALK
+    reached_all: bool = False  # it stopped early, having reached every symbol it was to look for
 
 
-def _walk(graph: GraphReader, repo: str, branch: str, start: dict[str, frozenset[str]], memo: StateMemo) -> _Walk:
+def _walk(
+    graph: GraphReader,
+    repo: str,
+    branch: str,
+    start: dict[str, frozenset[str]],
+    memo: StateMemo,
+    looking_for: set[str] | None = None,
+) -> _Walk:
+    """The walk up from ``start`` (id -> the start symbols it stands for); given ``looking_for``,
+    it stops as soon as it has reached all of those symbols."""
     # Every symbol reached carries the start symbols it was reached from, so one walk serves a
     # whole diff and each changed symbol still learns whether it reached a test. (Frozen sets:
     # most symbols share their one target's, and a central change reaches thousands.)
@@ -178,6 +200,9 @@ def _walk(graph: GraphReader, repo: str, branch: str, start: dict[str, frozenset
     origins, conds = walk.origins, walk.conds
     frontier = set(start)
     while frontier:
+        if looking_for is not None and looking_for <= origins.keys():
+            walk.reached_all = True
+            break
         if len(origins) > MAX_WALK:
             walk.complete = False
             break
@@ -234,15 +259,18 @@ def _makes_instance(cond: frozenset[str] | None, test: str, makers: dict[str, se
 
 
 def _instance_makers(
-    graph: GraphReader, repo: str, branch: str, classes: set[str], memo: StateMemo
+    graph: GraphReader, repo: str, branch: str, needing: dict[str, set[str]], memo: StateMemo
 ) -> dict[str, set[str] | None]:
-    """Per class, the tests that may make an instance of it or of an in-repo subclass: those the
-    walk up from the class and from the functions that name it as a value reaches (a test
-    constructs it, calls a factory handed it, defines a subclass, uses a fixture that makes
-    one), and the tests of the test files importing a module that makes one or keeps the class
-    at import (`INT = IntParamType()`, a list of cases). None for a class whose instances may
-    come from anywhere: one no test is seen to make (a factory the graph does not see), one a
-    test helper no test file is seen to import makes, or one whose walk is too large to follow."""
+    """Per class of ``needing`` (class -> the tests that run the change only with an instance of
+    it), the tests that may make an instance of it or of an in-repo subclass: those the walk up
+    from the class and from the functions that name it as a value reaches (a test constructs
+    it, calls a factory handed it, defines a subclass, uses a fixture that makes one), and the
+    tests of the test files importing a module that makes one or keeps the class at import
+    (`INT = IntParamType()`, a list of cases). None for a class whose instances may come from
+    anywhere — one no test is seen to make (a factory the graph does not see), one a test helper
+    no test file is seen to import makes, or one whose walk is too large to follow — and for one
+    every test needing it is seen to make (its walk stops there: more would change nothing)."""
+    classes = set(needing)
     if not classes:
         return {}
 
@@ -263,8 +291,11 @@ def _instance_makers(
         # One walk a class: a class made everywhere fills its walk, and must not stop another's.
         start = {node: frozenset((cls,)) for row in rows for node in row["classes"]}
         start.update((site["id"], frozenset((cls,))) for site in named if site["kind"] != "File")
-        walk = _walk(graph, repo, branch, start, memo)
         tests = {site["id"] for site in named if site["is_test"]}
+        walk = _walk(graph, repo, branch, start, memo, looking_for=needing[cls] - tests)
+        if walk.reached_all:
+            makers[cls] = None
+            continue
         tests.update(node for node, row in walk.rows.items() if _is_test(row))
         # What a module makes at import (the class, or something made from it), the tests of
         # the test files importing it may use; a test helper no test file is seen to import (a
@@ -338,6 +369,7 @@ def _step(
                     "ids": part,
                     "implicit": IMPLICIT_METHODS,
                     "setups": SETUP_METHODS,
+                    "inert_bases": INERT_BASES,
                     "rows": room,
                 },
             )

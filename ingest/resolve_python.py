@@ -1027,13 +1027,19 @@ class PythonResolver(Resolver):
 
     def _instance_attribute(self, cls: _Symbol, attr: str) -> _Value:
         """An attribute's declared type wins over its assignments (``self.x: Store = make()``,
-        a dataclass's ``store: Store = field(default_factory=Store)``); without one, every
-        assignment must agree."""
+        a dataclass's ``store: Store = field(default_factory=Store)``); without one, or when it
+        names no type the resolver follows (a library class: ``_exit_stack: ExitStack``),
+        every assignment must agree."""
         bindings = self.attributes.get((cls.file.path, cls.index), {}).get(attr)
         if not bindings:
             return None
         declared = [b for b in bindings if b[0] == "annotated"]
-        return self._agreed(cls.file.path, declared or bindings)
+        assigned = [b for b in bindings if b[0] != "annotated"]
+        if declared:
+            value = self._agreed(cls.file.path, declared)
+            if value is not None or not assigned:
+                return value
+        return self._agreed(cls.file.path, assigned)
 
     def _own_attribute(self, cls: _Symbol, attr: str) -> _Value:
         """An instance attribute the class's own methods or body assign."""

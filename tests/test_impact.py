@@ -657,3 +657,44 @@ def test_an_override_runs_for_the_tests_that_make_an_instance_of_its_class(repo_
     # A class no test is seen to make may be made where the graph cannot see (a factory by
     # name): its override keeps the walk's tests.
     assert selected("lib.types.Unseen.convert") == every
+
+
+def test_a_walk_cut_short_keeps_every_test_it_reached(repo_dir: Path, config, monkeypatch):
+    from branchgraph.impact import state_memo, test_selection
+
+    selected = _indexed_selection(repo_dir, config, INSTANCES_REPO)
+    monkeypatch.setattr(test_selection, "MAX_WALK", 14)
+    state_memo._MEMOS.clear()
+    # The walk is full before it ends: its answer is inexact, so no test it reached is
+    # filtered out for want of an instance (where the fallback would name it by its import).
+    assert not api.impact(repo_dir, symbols=["lib.types.Number.convert"], config=config).exact
+    every = {f"tests.test_core.test_{name}": "calls" for name in ("number", "date", "flag", "clock")}
+    assert selected("lib.types.Number.convert") == every
+
+
+GENERIC_REPO = {
+    "lib/__init__.py": "",
+    "lib/types.py": (
+        "import typing as t\n\nV = t.TypeVar('V')\n\n\n"
+        "class ParamType(t.Generic[V]):\n    def convert(self, value):\n        return value\n\n\n"
+        "class Range(ParamType[int], t.Generic[V]):\n    def describe(self):\n        return '1-9'\n\n\n"
+        "class Option:\n    def __init__(self, kind: ParamType[int]):\n        self.kind = kind\n\n"
+        "    def help(self):\n        return self.kind.describe()\n\n\n"
+        "class Bar(t.Generic[V]):\n    def line(self):\n        return self.render()\n"
+    ),
+    "tests/__init__.py": "",
+    "tests/test_types.py": (
+        "from lib.types import Bar, Option, Range\n\n\n"
+        "def test_help():\n    assert Option(Range()).help()\n\n\n"
+        "def test_bar():\n    assert Bar().line()\n"
+    ),
+}
+
+
+def test_a_base_that_only_declares_types_runs_no_override(repo_dir: Path, config):
+    selected = _indexed_selection(repo_dir, config, GENERIC_REPO)
+    # Neither `self.kind.describe()` nor `self.render()` names a member the classes have, so
+    # each reads as one of `typing.Generic`'s. That base holds no code calling a subclass's
+    # methods: `Bar().line()` does not run `Range.describe`, and the call naming `describe`
+    # is matched by its name, as a call the graph could not resolve.
+    assert selected("lib.types.Range.describe") == {"tests.test_types.test_help": "calls"}

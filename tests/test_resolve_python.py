@@ -170,6 +170,26 @@ def test_types_flow_through_instance_attributes_fields_and_return_annotations():
     assert not calls["self.either.save"] and not calls["self.unknown.save"] and not calls["either(1).save"]
 
 
+def test_an_attribute_declared_as_a_library_class_holds_what_its_assignments_make():
+    sources = {
+        "ctx.py": (
+            b"from contextlib import ExitStack\n\n\n"
+            b"class Context:\n    _exit_stack: ExitStack\n    _store: 'Store'\n\n"
+            b"    def __init__(self):\n        self._exit_stack = ExitStack()\n        self._store = make()\n\n"
+            b"    def close(self):\n        self._exit_stack.__exit__(None, None, None)\n        self._store.save()\n\n\n"
+            b"class Store:\n    def save(self):\n        pass\n\n\n"
+            b"def make():\n    return object()\n"
+        ),
+    }
+    graph = resolve(sources)
+    # The declaration names no class the resolver follows, so the assignment says: the
+    # library's ExitStack (before, the call dangled, and test selection matched it to every
+    # in-repo `__exit__`).
+    assert unresolved_of_subgraphs(graph)["contextlib.ExitStack().__exit__"] == "external"
+    # An in-repo declaration still wins over what the assignment makes.
+    assert ("ctx.Context.close", "CALLS", "ctx.Store.save", True) in edges_of_subgraphs(graph)
+
+
 def test_a_test_parameter_is_the_value_of_the_fixture_of_that_name():
     sources = {
         "pkg/__init__.py": b"",
