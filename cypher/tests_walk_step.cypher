@@ -2,7 +2,8 @@
 // runs them. Callers, subclasses and holders (CALLS, INHERITS_FROM, and REFERENCES from a test or
 // a class body: a callback a test hands on, a table of formatters), the methods an override overrides
 // (in-repo) and the callers of a library base's methods, the tests a set-up method or an
-// autouse fixture runs before, the tests whose decorators call them, the tests of a test file
+// autouse fixture runs before, the closures of a factory a module hands them to, the tests whose
+// decorators call them, the tests of a test file
 // whose top-level code calls them, the tests that call them
 // (TESTED_BY), callers whose dangling call names them (`x.save()` may run any `save`: the
 // graph could not tell which), the function a nested function or class is defined in, and the class of
@@ -83,6 +84,14 @@ CALL (t) {
   MATCH (sub:Class)-[:INHERITS_FROM*0..6]->(c)
   MATCH (sub)-[:DEFINES]->(u:Method)
   WHERE u.is_test
+  RETURN u, null AS cond
+  UNION
+  // A function handed to a call at module level (`_default_text_stdout =
+  // _make_cached_stream_func(..., get_text_stdout)`) runs where what that call makes runs: the
+  // closures the called factory defines, which calls of the module's variable resolve to.
+  MATCH (t)<-[r:REFERENCES]-(:File)-[c:CALLS]->(factory:Function)
+  WHERE any(line IN coalesce(r.lines, [r.line]) WHERE line IN coalesce(c.lines, [c.line]))
+  MATCH (factory)-[:DEFINES]->(u:Function)
   RETURN u, null AS cond
   UNION
   // A test's decorators are evaluated where the test is defined, but what they build (the

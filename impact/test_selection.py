@@ -4,7 +4,8 @@ A walk up from the changed symbols through whatever may run them (``cypher/tests
 callers, subclasses and holders — REFERENCES from a test or a class body: a callback a test
 hands on, a table of formatters; a test's pytest fixtures among its callees —, TESTED_BY, the
 method an override overrides, the callers of a library base's methods, the tests a set-up
-method or an autouse fixture runs before, the tests of a test file whose top-level code calls
+method or an autouse fixture runs before, the closures a factory makes of a function a module
+hands it (``stdout = cached(get_stdout)``), the tests of a test file whose top-level code calls
 them, dangling calls by the same bare name, the function a nested function or class lives in,
 the class of a method the language calls by itself — but for the ``__call__`` of a class
 another in-repo subclass of a library class holds, the callers of the library's methods), to

@@ -661,7 +661,14 @@ class PythonResolver(Resolver):
             # where a generator is unwrapped (a fixture, a loop) it stands for what it yields.
             yielded = bool(unwrap & _GENERATORS)
             return self._memo(("returns", symbol.id, yielded), lambda: self._returned(symbol, yielded))
-        return self._annotated(symbol.file.path, returned, symbol.definition.parent, method=symbol, unwrap=unwrap)
+        value = self._annotated(symbol.file.path, returned, symbol.definition.parent, method=symbol, unwrap=unwrap)
+        if isinstance(value, _Param) and (symbol.file.path, symbol.index) not in self.yields:
+            # `-> Callable[[], T]` says only that the result is called: a factory returning its
+            # own closure (`def func(): ...; return func`) is called as that closure.
+            made = self._memo(("returns", symbol.id, False), lambda: self._returned(symbol, False))
+            if isinstance(made, _Sym) and made.symbol.label in _CALLABLE_LABELS:
+                return made
+        return value
 
     def _annotated(
         self,

@@ -698,3 +698,32 @@ def test_a_base_that_only_declares_types_runs_no_override(repo_dir: Path, config
     # methods: `Bar().line()` does not run `Range.describe`, and the call naming `describe`
     # is matched by its name, as a call the graph could not resolve.
     assert selected("lib.types.Range.describe") == {"tests.test_types.test_help": "calls"}
+
+
+FACTORY_REPO = {
+    "lib/__init__.py": "",
+    "lib/streams.py": (
+        "import typing as t\n\n\n"
+        "def cached(src) -> t.Callable[[], str]:\n    def func():\n        return src()\n\n    return func\n\n\n"
+        "def stdout():\n    return 'out'\n\n\n"
+        "default_stdout = cached(stdout)\n\n\n"
+        "def echo():\n    return default_stdout()\n"
+    ),
+    "tests/__init__.py": "",
+    "tests/test_streams.py": (
+        "from lib.streams import echo, stdout\n\n\n"
+        "def test_echo():\n    assert echo()\n\n\n"
+        "def test_stdout():\n    assert stdout()\n\n\n"
+        "def test_nothing():\n    assert True\n"
+    ),
+}
+
+
+def test_a_function_handed_to_a_factory_at_module_level_runs_where_its_closure_runs(repo_dir: Path, config):
+    selected = _indexed_selection(repo_dir, config, FACTORY_REPO)
+    # `default_stdout = cached(stdout)`: calling the module's variable calls `cached`'s
+    # closure, which calls `stdout`.
+    assert selected("lib.streams.stdout") == {
+        "tests.test_streams.test_echo": "calls",
+        "tests.test_streams.test_stdout": "calls",
+    }

@@ -190,6 +190,24 @@ def test_an_attribute_declared_as_a_library_class_holds_what_its_assignments_mak
     assert ("ctx.Context.close", "CALLS", "ctx.Store.save", True) in edges_of_subgraphs(graph)
 
 
+def test_a_factory_declared_to_return_a_callable_is_called_as_the_closure_it_returns():
+    sources = {
+        "streams.py": (
+            b"import typing as t\n\n\n"
+            b"def cached(src) -> t.Callable[[], int]:\n    def func():\n        return src()\n\n    return func\n\n\n"
+            b"def unknown(src) -> t.Callable[[], int]:\n    return src\n\n\n"
+            b"def stdout():\n    return 1\n\n\n"
+            b"default_stdout = cached(stdout)\nother = unknown(stdout)\n\n\n"
+            b"def echo():\n    default_stdout()\n    other()\n"
+        ),
+    }
+    calls = calls_of(resolve(sources))
+    # The annotation says only that the result is called; the returns say what it is.
+    assert calls[("streams.echo", "streams.cached.func")]
+    # A factory returning what it was handed gives no function of its own.
+    assert not any(src == "streams.echo" and dst.startswith("streams.unknown") for src, dst in calls)
+
+
 def test_a_test_parameter_is_the_value_of_the_fixture_of_that_name():
     sources = {
         "pkg/__init__.py": b"",
