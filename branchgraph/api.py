@@ -755,9 +755,9 @@ class Workspace(_OpenStores):
                 changes = _named_changes(self, s, symbols)
             elif diff:
                 base, head = _diff_range(s.repo, diff)
-                changes = changed_symbols(diff_files(s.repo, base, head))
+                changes = changed_symbols(diff_files(s.repo, base, head), self.pg)
             else:
-                changes = changed_symbols(worktree_files(s.repo, s.root, staged=staged))
+                changes = changed_symbols(worktree_files(s.repo, s.root, staged=staged), self.pg)
             indexed = git.commit_object(s.repo, s.record.indexed_commit)
             return analyze(
                 self.graph,

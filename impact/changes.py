@@ -14,9 +14,10 @@ from dulwich.index import IndexEntry
 from dulwich.repo import Repo
 
 from branchgraph.core import git
-from branchgraph.core.extract import Definition, extract, local_names
+from branchgraph.core.extract import EXTRACTOR_VERSION, Definition, decode_parsed, extract, local_names
 from branchgraph.core.files import classify, source_lines
 from branchgraph.core.languages import language_for_path
+from branchgraph.graph.protocols import ParseCache
 
 ADDED, MODIFIED, DELETED, SIGNATURE = "added", "modified", "deleted", "signature"
 # A comment after a Python header's colon, which its signature text keeps.
@@ -45,14 +46,17 @@ class FileVersions:
     new: bytes | None
 
 
-def changed_symbols(files: list[FileVersions]) -> list[ChangedSymbol]:
-    """The symbols each changed file's hunks touch, innermost first in each hunk."""
+def changed_symbols(files: list[FileVersions], cache: ParseCache | None = None) -> list[ChangedSymbol]:
+    """The symbols each changed file's hunks touch, innermost first in each hunk. A version an
+    ingest parsed before is read from its parse ``cache`` (by blob SHA) instead of parsed again:
+    most of the first answer to a CI job's `impact --diff`, whose sides are both indexed."""
+    parsed = _cached_parses(files, cache)
     out: list[ChangedSymbol] = []
     for f in files:
         spec = language_for_path(f.path)
         if spec is None:
             continue
-        (old_lines, old), (new_lines, new) = _version(spec.name, f.old), _version(spec.name, f.new)
+        (old_lines, old), (new_lines, new) = _version(spec.name, f.old, parsed), _version(spec.name, f.new, parsed)
         opcodes = _opcodes(old_lines, new_lines)
         removed, added = _changed_lines(opcodes)
         # Where lines appeared or vanished, the line of the other side they land before.
@@ -140,13 +144,32 @@ def _lines(data: bytes | None) -> list[str]:
     return source_lines(verdict.text) if not isinstance(verdict, str) else []
 
 
-def _version(language: str, data: bytes | None) -> tuple[list[str], list[Definition]]:
+def _cached_parses(files: list[FileVersions], cache: ParseCache | None) -> dict[str, bytes]:
+    """The encoded parses the cache holds of the files' versions, by blob SHA (one read per language)."""
+    if cache is None:
+        return {}
+    wanted: dict[str, set[str]] = {}
+    for f in files:
+        spec = language_for_path(f.path)
+        if spec is not None:
+            wanted.setdefault(spec.name, set()).update(git.git_blob_sha(d) for d in (f.old, f.new) if d is not None)
+    found: dict[str, bytes] = {}
+    for language, shas in sorted(wanted.items()):
+        found.update(cache.cached_parses(shas, language, EXTRACTOR_VERSION))
+    return found
+
+
+def _version(language: str, data: bytes | None, parsed: dict[str, bytes]) -> tuple[list[str], list[Definition]]:
     """One side of a changed file: its lines and its definitions (none for a missing or
-    unreadable file)."""
+    unreadable file), the definitions from ``parsed`` (by blob SHA) when an ingest parsed it."""
     verdict = classify(data) if data is not None else None
-    if verdict is None or isinstance(verdict, str):
+    if data is None or verdict is None or isinstance(verdict, str):
         return [], []
-    return source_lines(verdict.text), extract(language, verdict.data).definitions
+    cached = parsed.get(git.git_blob_sha(data))
+    definitions = (
+        decode_parsed(cached).definitions if cached is not None else extract(language, verdict.data).definitions
+    )
+    return source_lines(verdict.text), definitions
 
 
 def _changed_lines(opcodes: list[tuple[str, int, int, int, int]]) -> tuple[set[int], set[int]]:

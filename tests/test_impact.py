@@ -162,6 +162,28 @@ def test_a_diff_is_read_symbol_by_symbol_on_both_sides(shop_repo: Path, config):
     assert "**critical** risk" in result.output and "```mermaid" in result.output and "pytest tests/" in result.output
 
 
+def test_a_diff_reads_the_versions_an_ingest_parsed_from_the_parse_cache(shop_repo: Path, config, monkeypatch):
+    from branchgraph.impact import changes
+
+    api.ingest(shop_repo, config=config)
+    commit_shop_edit(
+        shop_repo,
+        lambda money: money.replace("def format_money(amount):", "def format_money(amount, currency):"),
+        lambda invoice: invoice.replace("    def export(self):\n        return self.exporter.send(self)\n", ""),
+    )
+    api.ingest(shop_repo, config=config)  # both sides of the diff are indexed: both parsed before
+    with monkeypatch.context() as patch:
+        patch.setattr(changes, "_cached_parses", lambda files, cache: {})
+        parsed_again = api.impact(shop_repo, diff="HEAD~1..HEAD", config=config).to_dict()
+
+    def no_parse(language: str, data: bytes):
+        raise AssertionError(f"a {language} file was parsed again")
+
+    monkeypatch.setattr(changes, "extract", no_parse)
+    assert api.impact(shop_repo, diff="HEAD~1..HEAD", config=config).to_dict() == parsed_again
+    assert {c["qualname"] for c in parsed_again["changed"]} >= {FORMAT_MONEY, "shop.billing.invoice.Invoice.export"}
+
+
 def test_unresolved_references_that_name_a_changed_symbol_are_never_no_impact(repo_dir: Path, config):
     from gitrepo import init_repo
 
