@@ -3,9 +3,8 @@
 // a class body: a callback a test hands on, a table of formatters), the methods an override overrides
 // (in-repo) and the callers of a library base's methods, the tests a set-up method or an
 // autouse fixture runs before, the closures of a factory a module hands them to, the tests whose
-// decorators call them, the tests of a test file
-// whose top-level code calls them, the tests that call them
-// (TESTED_BY), callers whose dangling call names them (`x.save()` may run any `save`: the
+// decorators call them, the tests of a test file whose top-level code calls them, the tests that
+// call them (TESTED_BY), callers whose dangling call names them (`x.save()` may run any `save`: the
 // graph could not tell which), the function a nested function or class is defined in, and the class of
 // a method that runs without being called by name (`__init__`, `__call__`, `__enter__`, other
 // dunders the language calls, properties): it runs whenever its class is used (a `__call__`,

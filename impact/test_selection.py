@@ -13,10 +13,9 @@ any depth;
 every test it reaches is selected, with the path that reached it — but a test reached only
 through an override (``IntRange.convert`` from the ``ParamType.convert`` it overrides) only when
 it may make an instance of the override's class (``_instance_makers``; a walk cut short keeps
-every test it reached). A changed symbol from which
-the walk reaches no test falls back to the test files named after its module
-(``tests/test_config.py`` for ``config.py``), else to the test files that import its file
-directly or through other files.
+every test it reached). A changed symbol from which the walk reaches no test falls back to the
+test files named after its module (``tests/test_config.py`` for ``config.py``), else to the test
+files that import its file directly or through other files.
 
 Measured against what the tests really execute (coverage.py dynamic contexts,
 ``bench/impact_tests.py``), tuned on pluggy, flask, click and marshmallow; see the README for
@@ -65,7 +64,7 @@ SETUP_METHODS = (
 ).split()
 # Library bases that hold no code calling a subclass's methods: they declare types or
 # abstractness. A subclass's overrides do not run where their members are used.
-INERT_BASES = ("typing.Generic typing.Protocol typing_extensions.Generic typing_extensions.Protocol abc.ABC").split()
+INERT_BASES = "typing.Generic typing.Protocol typing_extensions.Generic typing_extensions.Protocol abc.ABC".split()
 # The walk stops growing past this many symbols: a change to a core function of a large
 # repository reaches most of it, and following it to the end costs seconds (django's
 # `reverse` reaches 20,000). A step returns no more than the walk has room for (the first by
