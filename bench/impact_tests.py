@@ -10,7 +10,11 @@ of the suite it selects. The bound printed beside them is the trivial selection 
 test: recall 1.0 at a 100% share).
 
     BRANCHGRAPH_NEO4J_URI=bolt://127.0.0.1:7687 python bench/impact_tests.py \\
-        --source pluggy=/path/to/pluggy.git [--tests testing] [--depth 3]
+        --source pluggy=/path/to/pluggy.git [--tests testing] [--depth 3] [--dump F [--why]]
+
+`--why` adds to each function's row in the dump the tests selected that do not run it, each
+with its `via` (the path from the test down to the function): what to read when a walk rule
+over-selects.
 """
 
 from __future__ import annotations
@@ -105,7 +109,9 @@ def _named_as_defined(
     return renamed, {defined(t) for t in suite}, groups
 
 
-def score(name: str, repo: str, tests: str, depth: int, extra: list[str], tmp: Path, dump: Path | None) -> None:
+def score(
+    name: str, repo: str, tests: str, depth: int, extra: list[str], tmp: Path, dump: Path | None, why: bool = False
+) -> None:
     checkout = tmp / name
     run(["git", "clone", "-q", repo, str(checkout)], tmp)
     venv = tmp / f"{name}-venv"
@@ -151,6 +157,9 @@ def score(name: str, repo: str, tests: str, depth: int, extra: list[str], tmp: P
                 {"symbol": s["q"], "recall": recalls[-1], "selected": len(chosen), "runs": len(truth), "missed": missed,
                  "evidence": evidence}
             )  # fmt: skip
+            if why:
+                selected = ((short(t.qualname, t.path), t.via) for t in report.tests)
+                rows[-1]["over"] = {test: via for test, via in selected if test not in truth}
         if dump is not None:
             dump.write_text(json.dumps(rows, indent=1))
         print(
@@ -172,12 +181,19 @@ def main() -> None:
     parser.add_argument(
         "--dump", type=Path, help="write each covered function's recall, selection size and missed tests"
     )
+    parser.add_argument(
+        "--why",
+        action="store_true",
+        help="with --dump: each function's over-selected tests with the path that chose them",
+    )
     args = parser.parse_args()
+    if args.why and not args.dump:
+        parser.error("--why adds to the dump: give --dump FILE")
     with tempfile.TemporaryDirectory(prefix="branchgraph-impact-tests-") as tmp:
         for source in args.source:
             name, repo = source.split("=", 1)
             dump = args.dump.with_name(f"{args.dump.stem}-{name}{args.dump.suffix}") if args.dump else None
-            score(name, repo, args.tests, args.depth, args.pip.split(), Path(tmp), dump)
+            score(name, repo, args.tests, args.depth, args.pip.split(), Path(tmp), dump, args.why)
 
 
 if __name__ == "__main__":
