@@ -162,8 +162,10 @@ def _cached_parses(files: list[FileVersions], cache: ParseCache | None) -> dict[
 def _version(language: str, data: bytes | None, parsed: dict[str, bytes]) -> tuple[list[str], list[Definition]]:
     """One side of a changed file: its lines and its definitions (none for a missing or
     unreadable file), the definitions from ``parsed`` (by blob SHA) when an ingest parsed it."""
-    verdict = classify(data) if data is not None else None
-    if data is None or verdict is None or isinstance(verdict, str):
+    if data is None:
+        return [], []
+    verdict = classify(data)
+    if isinstance(verdict, str):
         return [], []
     cached = parsed.get(git.git_blob_sha(data))
     definitions = (

@@ -270,8 +270,7 @@ def _instance_makers(
     anywhere — one no test is seen to make (a factory the graph does not see), one a test helper
     no test file is seen to import makes, or one whose walk is too large to follow — and for one
     every test needing it is seen to make (its walk stops there: more would change nothing)."""
-    classes = set(needing)
-    if not classes:
+    if not needing:
         return {}
 
     def fetch(ids: list[str]) -> tuple[dict[str, list[dict[str, Any]]], bool]:
@@ -280,9 +279,9 @@ def _instance_makers(
             found[row["id"]].append(row)
         return found, True
 
-    sites, _ = per_node(memo, "instance_sites", sorted(classes), fetch)
+    sites, _ = per_node(memo, "instance_sites", sorted(needing), fetch)
     makers: dict[str, set[str] | None] = {}
-    for cls in sorted(classes):
+    for cls in sorted(needing):
         rows = sites.get(cls, [])
         named = [site for row in rows for site in row["sites"]]
         if not rows:
@@ -423,7 +422,6 @@ class _TestFiles:
     tests_of: dict[str, list[dict[str, Any]]]
     importers: _Importers
     names: dict[str, str]  # test file -> what it is named after (``_test_file_name``)
-
     test_folders: frozenset[str]  # the folders (below the root) holding test files
 
     def beside_tests(self, path: str) -> bool:
