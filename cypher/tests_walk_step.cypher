@@ -136,9 +136,9 @@ CALL (t) {
   // whenever its class is used, like the other implicit methods.
   MATCH (c:Class)-[:DEFINES]->(t:Method {name: '__call__'})
   // A holder is another class: a class calling its own or its bases' methods holds nothing.
-  OPTIONAL MATCH (l:Class)-[:DEFINES]->(:Method)-[:CALLS]->(:Method)<-[:DEFINES]-(a:Class)
-  WHERE (a = c OR EXISTS { MATCH (c)-[:INHERITS_FROM*1..8]->(a) })
-    AND l <> c AND NOT EXISTS { MATCH (c)-[:INHERITS_FROM*1..8]->(l) }
+  // (Read from the class up: a holder looked for among every class first scans them all.)
+  OPTIONAL MATCH (c)-[:INHERITS_FROM*0..8]->(a:Class)-[:DEFINES]->(:Method)<-[:CALLS]-(:Method)<-[:DEFINES]-(l:Class)
+  WHERE l <> c AND NOT EXISTS { MATCH (c)-[:INHERITS_FROM*1..8]->(l) }
     AND NOT EXISTS { MATCH (l)-[:INHERITS_FROM*1..8]->(a) }
   OPTIONAL MATCH (l)-[:INHERITS_FROM]->(b:Unresolved {reason: 'external'})
   WHERE b.raw CONTAINS '.' AND NOT b.raw IN $inert_bases

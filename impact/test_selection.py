@@ -68,8 +68,8 @@ INERT_BASES = "typing.Generic typing.Protocol typing_extensions.Generic typing_e
 # The walk stops growing past this many symbols: a change to a core function of a large
 # repository reaches most of it, and following it to the end costs seconds (django's
 # `reverse` reaches 20,000). A step returns no more than the walk has room for (the first by
-# id: the same answer every time); what was found stays selected, the fallback's tests are
-# added, and the answer is marked inexact.
+# id of what its frontier's first chunks reach: the same answer every time); what was found
+# stays selected, the fallback's tests are added, and the answer is marked inexact.
 MAX_WALK = 5_000
 # A walk step (a read that waits on the server) from this many symbols is read in this many parts at once.
 _SPLIT_FROM = 32
@@ -374,10 +374,24 @@ def _step(
             )
             return step["reached"]
 
-        # A wide step is read in parts side by side: the server answers each on a core of its own.
-        parts = [ids[i::_STEP_PARTS] for i in range(_STEP_PARTS)] if len(ids) >= _SPLIT_FROM else [ids]
-        with ThreadPoolExecutor(max_workers=len(parts)) as pool:
-            reads = list(pool.map(read, parts))
+        def read_parts(chunk: list[str]) -> list[list[dict[str, Any]]]:
+            # A wide step is read in parts side by side: the server answers each on a core of its own.
+            parts = [chunk[i::_STEP_PARTS] for i in range(_STEP_PARTS)] if len(chunk) >= _SPLIT_FROM else [chunk]
+            with ThreadPoolExecutor(max_workers=len(parts)) as pool:
+                return list(pool.map(read, parts))
+
+        # A frontier wider than the walk's room reaches more than it (a symbol is reached from about
+        # one frontier symbol or more): it is read a chunk at a time, and once what was read overfills
+        # the room the rest is not, since the walk stops there. (Read whole, django's widest step
+        # cost the server a second, to keep a tenth of it.)
+        reads: list[list[dict[str, Any]]] = []
+        reached_ids: set[str] = set()
+        for first in range(0, len(ids), room):
+            chunk_reads = read_parts(ids[first : first + room])
+            reads += chunk_reads
+            reached_ids.update(entry["id"] for part in chunk_reads for entry in part)
+            if len(reached_ids) > room:
+                break
         found: dict[str, list[tuple[dict[str, Any], str | None]]] = {node: [] for node in ids}
         for part in reads:
             for entry in part:
@@ -387,7 +401,7 @@ def _step(
                     found[target].append((entry, None))
                 for target, override_of in entry.pop("through"):
                     found[target].append((entry, override_of))
-        if any(len(part) >= room for part in reads):
+        if len(reached_ids) > room or any(len(part) >= room for part in reads):
             memo.put(cut_key, (found, False), entries=sum(len(part) for part in reads))
             return found, False
         return found, True

@@ -694,6 +694,41 @@ def test_a_walk_cut_short_keeps_every_test_it_reached(repo_dir: Path, config, mo
     assert selected("lib.types.Number.convert") == every
 
 
+def test_a_cut_step_reads_its_frontier_only_until_the_walk_is_full(repo_dir: Path, config, monkeypatch):
+    from branchgraph.graph.neo4j_reads import Neo4jGraphReads
+    from branchgraph.impact import state_memo, test_selection
+
+    users = "from lib.core import core\n" + "".join(f"\n\ndef f{i}():\n    return core()\n" for i in range(30))
+    tests = "from lib import users\n" + "".join(
+        f"\n\ndef test_f{i}():\n    assert users.f{i}() == 1\n" for i in range(30)
+    )
+    files = {
+        "lib/__init__.py": "",
+        "lib/core.py": "def core():\n    return 1\n",
+        "lib/users.py": users,
+        "tests/__init__.py": "",
+        "tests/test_users.py": tests,
+    }
+    selected = _indexed_selection(repo_dir, config, files)
+    read_sizes: list[int] = []
+    real_named_query = Neo4jGraphReads.named_query
+
+    def counting(self, name, params, **kwargs):
+        if name == "tests_walk_step":
+            read_sizes.append(len(params["ids"]))
+        return real_named_query(self, name, params, **kwargs)
+
+    monkeypatch.setattr(Neo4jGraphReads, "named_query", counting)
+    # core, then its 30 callers, then the callers' 30 tests: the walk has room for 10 of them.
+    monkeypatch.setattr(test_selection, "MAX_WALK", 40)
+    monkeypatch.setattr(test_selection, "_SPLIT_FROM", 10_000)  # one read a chunk, to count them
+    state_memo._MEMOS.clear()
+    answer = selected("lib.core.core")
+    assert read_sizes == [1, 10, 10]  # 20 of the 30 callers read: the room was overfilled by then
+    assert list(answer.values()).count("calls") == 10
+    assert not api.impact(repo_dir, symbols=["lib.core.core"], config=config).exact
+
+
 GENERIC_REPO = {
     "lib/__init__.py": "",
     "lib/types.py": (
