@@ -133,8 +133,9 @@ def analyze(
         # What is kept depends on the changed symbols, not only on their names.
         qualnames = " ".join(sorted({c.qualname for c in changes}))
         unknowns = pool.submit(memo.value, "impact_unknowns " + qualnames, read_unknowns)
-        paths = {row["id"]: row["path"] for rows in found.values() for row in rows}
-        tests_to_run(graph, repo, branch, start, paths, report, memo)
+        tests_to_run(
+            graph, repo, branch, start, {row["id"]: row for rows in found.values() for row in rows}, report, memo
+        )
         report.impacted = users.result()
     for row in unknowns.result():
         unknown = Unknown(row["path"], row["user"], row["raw"], row["line"], row["edge"])
@@ -239,12 +240,12 @@ def tests_to_run(
     repo: str,
     branch: str,
     start: dict[str, str],
-    paths: dict[str, str],
+    rows: dict[str, dict[str, Any]],
     report: ImpactReport,
     memo: StateMemo | None = None,
 ) -> None:
     """The tests to run (``test_selection.py``), as the report lists them."""
-    selection = select_tests(graph, repo, branch, start, paths, memo)
+    selection = select_tests(graph, repo, branch, start, rows, memo)
     report.tests = selection.tests
     if not selection.complete:
         report.exact = False

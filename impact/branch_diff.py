@@ -70,7 +70,8 @@ def diff_branches(graph: GraphReader, repo: str, base: str, head: str, memo: Sta
         out.symbols = _symbol_changes(before, after)
         symbols = [s for group in ("added", "signature", "modified") for s in out.symbols[group]]
         changed = {s["id"]: s["qualname"] for s in symbols}
-        selection = pool.submit(select_tests, graph, repo, head, changed, {s["id"]: s["path"] for s in symbols}, memo)
+        rows = {s["id"]: s for s in after.values() if s["id"] in changed}
+        selection = pool.submit(select_tests, graph, repo, head, changed, rows, memo)
         old_edges, new_edges = pool.map(lambda branch: _edges(graph, repo, branch, paths), (base, head))
         added, removed = new_edges - old_edges, old_edges - new_edges
         out.edges_added.update(e[1] for e in added)

@@ -28,6 +28,7 @@ import dataclasses
 import functools
 import hashlib
 from collections import deque
+from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import PurePosixPath
@@ -79,6 +80,7 @@ EVIDENCE_CALLS = "calls"  # reached by the walk
 EVIDENCE_MODULE_NAME = "module name"  # a test file named after the changed symbol's module
 EVIDENCE_IMPORTS = "imports"  # a test file importing the changed symbol's file
 EVIDENCE_COVERAGE = "coverage"  # an imported coverage run saw it execute the changed symbol
+EVIDENCE_CHANGED = "changed"  # the test itself changed
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,7 +92,9 @@ class TestToRun:
     depth: int  # hops of the walk (0 for a fallback)
     via: list[str]  # from the test down to the changed symbol (a fallback: the test, the changed symbol)
     pytest_id: str | None  # path::Class::test, what `pytest` takes on its command line (Python tests)
-    evidence: str  # "coverage" (a run executed it), "calls" (the walk reached it), "module name" or "imports"
+    evidence: (
+        str  # "changed", "coverage" (a run executed it), "calls" (the walk reached it), "module name" or "imports"
+    )
     runner: str = "pytest"  # pytest, junit, go or js (jest, vitest): impact/run_commands.py
     selector: str = ""  # the test as its runner names it (a pytest id, `Class#method`, `TestX`, a full title)
 
@@ -121,11 +125,12 @@ def select_tests(
     repo: str,
     branch: str,
     start: dict[str, str],
-    paths: dict[str, str],
+    rows: Mapping[str, dict[str, Any]],
     memo: StateMemo | None = None,
 ) -> Selection:
-    """The tests to run when the symbols ``start`` (id -> qualname, ``paths`` id -> file) change;
-    ``memo``: what was read of this indexed state of the branch before (``state_memo.py``)."""
+    """The tests to run when the symbols ``start`` (id -> qualname) change, ``rows`` their rows
+    (id -> kind, path, span, is_test); ``memo``: what was read of this indexed state of the
+    branch before (``state_memo.py``)."""
     memo = memo or StateMemo()
     walk = _walk(graph, repo, branch, {node_id: frozenset((node_id,)) for node_id in start}, memo)
     origins, parent, depth, rows_of = walk.origins, walk.parent, walk.depth, walk.rows
@@ -140,6 +145,13 @@ def select_tests(
 
     chosen: dict[str, TestToRun] = {}
     tested: set[str] = set()
+    # A changed test is run itself, whatever calls it.
+    for node, row in sorted(rows.items()):
+        if node in start and _is_test(row):
+            tested.add(node)
+            chosen[row["qualname"]] = _test_to_run(
+                row["qualname"], row["path"], row["start_line"], row["end_line"], 0, [row["qualname"]], EVIDENCE_CHANGED
+            )
     tests = [(node, row) for node, row in rows_of.items() if _is_test(row)]
     # A cut walk's answer is inexact and widened by the fallback's tests anyway: no test is
     # filtered out of it, which spares a walk per class (on django each is cut too, after
@@ -162,7 +174,7 @@ def select_tests(
     # MAX_WALK symbols: most of the repository runs it), gets the fallback's tests as well.
     fallback = start if not complete else {node_id: q for node_id, q in start.items() if node_id not in tested}
     if fallback:
-        files = {fallback[node_id]: paths[node_id] for node_id in sorted(fallback) if node_id in paths}
+        files = {fallback[node_id]: rows[node_id]["path"] for node_id in sorted(fallback) if node_id in rows}
         _add_fallback(chosen, _branch_test_files(graph, repo, branch, memo), files)
     return Selection(sorted(chosen.values(), key=lambda t: (t.depth, t.qualname)), complete)
 
@@ -327,6 +339,8 @@ def _add_covered(chosen: dict[str, TestToRun], graph: GraphReader, start: dict[s
     for node in sorted(covered):
         for row in covered[node]:
             known = chosen.get(row["qualname"])
+            if known is not None and known.evidence == EVIDENCE_CHANGED:
+                continue
             chosen[row["qualname"]] = (
                 dataclasses.replace(known, evidence=EVIDENCE_COVERAGE)
                 if known is not None

@@ -316,6 +316,26 @@ def test_the_graph_diff_tells_overloads_apart(repo_dir: Path, config, javashop_s
     assert names == {"added": {"com.shop.model.Order.size"}, "removed": set(), "signature": set(), "modified": set()}
 
 
+def test_a_changed_test_is_run_itself(repo_dir: Path, config):
+    """No test calls a test: a changed one is selected for its own change, not found by a walk
+    (nor by the fallback, which would run every test of its file)."""
+    files = {
+        "lib/__init__.py": "",
+        "lib/calc.py": "def double(x):\n    return 2 * x\n",
+        "tests/__init__.py": "",
+        "tests/test_misc.py": "def test_alone():\n    assert 1 + 1 == 2\n\n\ndef test_other():\n    assert True\n",
+    }
+    repo = init_repo(repo_dir)
+    commit_files(repo, files)
+    api.ingest(repo_dir, config=config)
+    report = api.impact(repo_dir, symbols=["tests.test_misc.test_alone"], config=config)
+    assert {t.qualname: t.evidence for t in report.tests} == {"tests.test_misc.test_alone": "changed"}
+    edited = {**files, "tests/test_misc.py": files["tests/test_misc.py"].replace("1 + 1 == 2", "2 + 2 == 4")}
+    commit_files(repo, edited, branch="feature", parents=[repo.refs[b"refs/heads/main"]])
+    api.ingest(repo_dir, branch="feature", config=config)
+    d = api.diff("main", "feature", repo_dir, config=config).to_dict()
+    assert [(t["qualname"], t["evidence"]) for t in d["tests"]] == [("tests.test_misc.test_alone", "changed")]
+
 def test_an_edge_keeps_every_call_site(repo_dir: Path, config, graph_store):
     from gitrepo import init_repo
 
