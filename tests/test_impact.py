@@ -336,6 +336,7 @@ def test_a_changed_test_is_run_itself(repo_dir: Path, config):
     d = api.diff("main", "feature", repo_dir, config=config).to_dict()
     assert [(t["qualname"], t["evidence"]) for t in d["tests"]] == [("tests.test_misc.test_alone", "changed")]
 
+
 def test_an_edge_keeps_every_call_site(repo_dir: Path, config, graph_store):
     from gitrepo import init_repo
 
