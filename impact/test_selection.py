@@ -145,10 +145,11 @@ def select_tests(
 
     chosen: dict[str, TestToRun] = {}
     tested: set[str] = set()
-    # A changed test is run itself, whatever calls it.
+    # A changed test is run itself, whatever calls it, and it tests the changes the walk reached
+    # it from (a test changed beside the function it calls: no fallback for that function).
     for node, row in sorted(rows.items()):
         if node in start and _is_test(row):
-            tested.add(node)
+            tested |= origins[node]
             chosen[row["qualname"]] = _test_to_run(
                 row["qualname"], row["path"], row["start_line"], row["end_line"], 0, [row["qualname"]], EVIDENCE_CHANGED
             )

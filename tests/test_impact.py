@@ -335,6 +335,17 @@ def test_a_changed_test_is_run_itself(repo_dir: Path, config):
     api.ingest(repo_dir, branch="feature", config=config)
     d = api.diff("main", "feature", repo_dir, config=config).to_dict()
     assert [(t["qualname"], t["evidence"]) for t in d["tests"]] == [("tests.test_misc.test_alone", "changed")]
+    # Changed with the function it calls, the test is that function's test too: no fallback for it.
+    both = {
+        **edited,
+        "lib/calc.py": "def double(x):\n    return x + x\n",
+        "tests/test_misc.py": "from lib.calc import double\n\n\n"
+        + edited["tests/test_misc.py"].replace("assert 2 + 2 == 4", "assert double(2) == 4"),
+    }
+    commit_files(repo, both, branch="feature", parents=[repo.refs[b"refs/heads/feature"]])
+    api.ingest(repo_dir, branch="feature", config=config)
+    d = api.diff("main", "feature", repo_dir, config=config).to_dict()
+    assert [(t["qualname"], t["evidence"]) for t in d["tests"]] == [("tests.test_misc.test_alone", "changed")]
 
 
 def test_an_edge_keeps_every_call_site(repo_dir: Path, config, graph_store):
