@@ -26,7 +26,7 @@ from branchgraph.core.languages import Conventions, language_named, new_parser, 
 from branchgraph.core.model import content_hash
 
 # Bumped whenever extraction output changes, so caches keyed by blob SHA are invalidated.
-EXTRACTOR_VERSION = 50
+EXTRACTOR_VERSION = 51
 
 _MAX_RAW = 200
 # A builder chain with its arguments left out (``b.Int64(…).MustInt64(…)...``) is kept this long.

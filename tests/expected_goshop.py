@@ -1,10 +1,10 @@
-"""What resolving tests/fixtures/goshop (a Go module: two packages, a command and a test)
+"""What resolving tests/fixtures/goshop (a Go module: two packages, a command and tests)
 must produce.
 
 Edges are (source qualname, type, target qualname or Unresolved raw, resolved). A package is
 its directory; a method continues its receiver type (``internal/orders.Order.Total``). Every
-resolved CALLS, INHERITS_FROM and IMPLEMENTS edge here is confirmed by Go's own type checker:
-tests/fixtures/confirm_with_go_types.py.
+resolved CALLS, REFERENCES, INHERITS_FROM and IMPLEMENTS edge here is confirmed by Go's own
+type checker: tests/fixtures/confirm_with_go_types.py.
 """
 
 FILES = {
@@ -27,18 +27,23 @@ SYMBOLS = {
     ("Function", "internal/notify.New"): (23, 25, False),
     ("Function", "internal/orders.NewMemStore"): (20, 22, False),
     ("Function", "internal/orders.NewService"): (16, 18, False),
+    ("Function", "internal/orders.TestEach"): (29, 35, True),
+    ("Function", "internal/orders.TestEachShadowed"): (38, 41, True),
     ("Function", "internal/orders.TestPlace"): (9, 22, True),
+    ("Function", "internal/orders.countLines"): (24, 26, False),
     ("Interface", "internal/orders.Store"): (9, 12, False),
     ("Method", "internal/notify.Logger.Log"): (12, 14, False),
     ("Method", "internal/notify.Notifier.Push"): (28, 31, False),
     ("Method", "internal/notify.Notifier.Sent"): (34, 36, False),
     ("Method", "internal/orders.Line.Subtotal"): (11, 13, False),
+    ("Method", "internal/orders.MemStore.Each"): (40, 44, False),
     ("Method", "internal/orders.MemStore.Find"): (31, 37, False),
     ("Method", "internal/orders.MemStore.Save"): (25, 28, False),
     ("Method", "internal/orders.Order.AddLine"): (22, 24, False),
     ("Method", "internal/orders.Order.Total"): (27, 33, False),
     ("Method", "internal/orders.Service.Lookup"): (31, 33, False),
     ("Method", "internal/orders.Service.Place"): (21, 28, False),
+    ("Method", "internal/orders.Service.Touch"): (36, 38, False),
     ("Method", "internal/orders.Store.Find"): (11, 11, False),
     ("Method", "internal/orders.Store.Save"): (10, 10, False),
 }
@@ -58,6 +63,7 @@ UNRESOLVED = {
     "testing.T": "external",
     "testing.T.Errorf": "external",
     "testing.T.Fatalf": "external",
+    "visit": "dynamic",
 }
 
 EDGES = {
@@ -84,6 +90,7 @@ EDGES = {
     ("internal/notify.New", "CALLS", "internal/notify.Logger", True),
     ("internal/notify.New", "CALLS", "internal/notify.Notifier", True),
     ("internal/notify.New", "RETURNS_TYPE", "internal/notify.Notifier", True),
+    ("internal/notify.New", "TESTED_BY", "internal/orders.TestEach", True),
     ("internal/notify.New", "TESTED_BY", "internal/orders.TestPlace", True),
     ("internal/notify.Notifier", "DEFINES", "internal/notify.Notifier.Push", True),
     ("internal/notify.Notifier", "DEFINES", "internal/notify.Notifier.Sent", True),
@@ -99,15 +106,25 @@ EDGES = {
     ("internal/orders", "DEFINES", "internal/orders.Order", True),
     ("internal/orders", "DEFINES", "internal/orders.Service", True),
     ("internal/orders", "DEFINES", "internal/orders.Store", True),
+    ("internal/orders", "DEFINES", "internal/orders.TestEach", True),
+    ("internal/orders", "DEFINES", "internal/orders.TestEachShadowed", True),
     ("internal/orders", "DEFINES", "internal/orders.TestPlace", True),
+    ("internal/orders", "DEFINES", "internal/orders.countLines", True),
     ("internal/orders", "IMPORTS", "errors", False),
     ("internal/orders", "IMPORTS", "fmt", False),
     ("internal/orders", "IMPORTS", "internal/notify", True),
     ("internal/orders", "IMPORTS", "testing", False),
     ("internal/orders.Line", "DEFINES", "internal/orders.Line.Subtotal", True),
+    ("internal/orders.MemStore", "DEFINES", "internal/orders.MemStore.Each", True),
     ("internal/orders.MemStore", "DEFINES", "internal/orders.MemStore.Find", True),
     ("internal/orders.MemStore", "DEFINES", "internal/orders.MemStore.Save", True),
     ("internal/orders.MemStore", "IMPLEMENTS", "internal/orders.Store", True),
+    ("internal/orders.MemStore", "TESTED_BY", "internal/orders.TestEach", True),
+    ("internal/orders.MemStore", "TESTED_BY", "internal/orders.TestEachShadowed", True),
+    ("internal/orders.MemStore.Each", "CALLS", "visit", False),
+    ("internal/orders.MemStore.Each", "PARAM_TYPE", "internal/orders.Order", True),
+    ("internal/orders.MemStore.Each", "TESTED_BY", "internal/orders.TestEach", True),
+    ("internal/orders.MemStore.Each", "TESTED_BY", "internal/orders.TestEachShadowed", True),
     ("internal/orders.MemStore.Find", "RETURNS_TYPE", "internal/orders.Order", True),
     ("internal/orders.MemStore.Save", "PARAM_TYPE", "internal/orders.Order", True),
     ("internal/orders.NewMemStore", "CALLS", "internal/orders.MemStore", True),
@@ -120,6 +137,7 @@ EDGES = {
     ("internal/orders.NewService", "TESTED_BY", "internal/orders.TestPlace", True),
     ("internal/orders.Order", "DEFINES", "internal/orders.Order.AddLine", True),
     ("internal/orders.Order", "DEFINES", "internal/orders.Order.Total", True),
+    ("internal/orders.Order", "TESTED_BY", "internal/orders.TestEach", True),
     ("internal/orders.Order", "TESTED_BY", "internal/orders.TestPlace", True),
     ("internal/orders.Order.AddLine", "CALLS", "append", False),
     ("internal/orders.Order.AddLine", "CALLS", "internal/orders.Line", True),
@@ -128,6 +146,8 @@ EDGES = {
     ("internal/orders.Order.Total", "TESTED_BY", "internal/orders.TestPlace", True),
     ("internal/orders.Service", "DEFINES", "internal/orders.Service.Lookup", True),
     ("internal/orders.Service", "DEFINES", "internal/orders.Service.Place", True),
+    ("internal/orders.Service", "DEFINES", "internal/orders.Service.Touch", True),
+    ("internal/orders.Service", "TESTED_BY", "internal/orders.TestEach", True),
     ("internal/orders.Service.Lookup", "CALLS", "internal/orders.Store.Find", True),
     ("internal/orders.Service.Lookup", "RETURNS_TYPE", "internal/orders.Order", True),
     ("internal/orders.Service.Lookup", "TESTED_BY", "internal/orders.TestPlace", True),
@@ -137,10 +157,24 @@ EDGES = {
     ("internal/orders.Service.Place", "CALLS", "internal/orders.Store.Save", True),
     ("internal/orders.Service.Place", "PARAM_TYPE", "internal/orders.Order", True),
     ("internal/orders.Service.Place", "TESTED_BY", "internal/orders.TestPlace", True),
+    ("internal/orders.Service.Touch", "CALLS", "fmt.Sprintf", False),
+    ("internal/orders.Service.Touch", "CALLS", "internal/notify.Notifier.Push", True),
+    ("internal/orders.Service.Touch", "PARAM_TYPE", "internal/orders.Order", True),
     ("internal/orders.Store", "DEFINES", "internal/orders.Store.Find", True),
     ("internal/orders.Store", "DEFINES", "internal/orders.Store.Save", True),
     ("internal/orders.Store.Find", "RETURNS_TYPE", "internal/orders.Order", True),
     ("internal/orders.Store.Save", "PARAM_TYPE", "internal/orders.Order", True),
+    ("internal/orders.TestEach", "CALLS", "internal/notify.New", True),
+    ("internal/orders.TestEach", "CALLS", "internal/orders.MemStore", True),
+    ("internal/orders.TestEach", "CALLS", "internal/orders.MemStore.Each", True),
+    ("internal/orders.TestEach", "CALLS", "internal/orders.Order", True),
+    ("internal/orders.TestEach", "CALLS", "internal/orders.Service", True),
+    ("internal/orders.TestEach", "PARAM_TYPE", "testing.T", False),
+    ("internal/orders.TestEach", "REFERENCES", "internal/orders.Service.Touch", True),
+    ("internal/orders.TestEach", "REFERENCES", "internal/orders.countLines", True),
+    ("internal/orders.TestEachShadowed", "CALLS", "internal/orders.MemStore", True),
+    ("internal/orders.TestEachShadowed", "CALLS", "internal/orders.MemStore.Each", True),
+    ("internal/orders.TestEachShadowed", "PARAM_TYPE", "testing.T", False),
     ("internal/orders.TestPlace", "CALLS", "internal/notify.New", True),
     ("internal/orders.TestPlace", "CALLS", "internal/orders.NewMemStore", True),
     ("internal/orders.TestPlace", "CALLS", "internal/orders.NewService", True),
@@ -152,6 +186,8 @@ EDGES = {
     ("internal/orders.TestPlace", "CALLS", "testing.T.Errorf", False),
     ("internal/orders.TestPlace", "CALLS", "testing.T.Fatalf", False),
     ("internal/orders.TestPlace", "PARAM_TYPE", "testing.T", False),
+    ("internal/orders.countLines", "CALLS", "len", False),
+    ("internal/orders.countLines", "PARAM_TYPE", "internal/orders.Order", True),
 }
 
 # What a matcher by name alone would draw: the implementation behind an interface-typed
@@ -162,4 +198,5 @@ MUST_NOT = {
     ("internal/orders", "CALLS", "internal/notify.New"),  # errors.New
     ("internal/notify.Notifier", "IMPLEMENTS", "internal/orders.Store"),
     ("internal/orders.Order", "IMPLEMENTS", "internal/orders.Store"),
+    ("internal/orders.TestEachShadowed", "REFERENCES", "internal/orders.countLines"),  # a local variable
 }

@@ -54,7 +54,11 @@ def test_names_docs_and_tests(goshop_graph):
         nodes["internal/notify.Notifier"].props["docstring"]
         == "Notifier sends messages; it logs through its embedded Logger."
     )
-    assert [q for q, n in nodes.items() if n.props["is_test"]] == ["internal/orders.TestPlace"]
+    assert sorted(q for q, n in nodes.items() if n.props["is_test"]) == [
+        "internal/orders.TestEach",
+        "internal/orders.TestEachShadowed",
+        "internal/orders.TestPlace",
+    ]
 
 
 def test_a_method_in_another_file_than_its_type_is_defined_by_its_file():
@@ -156,6 +160,42 @@ def test_calling_a_value_of_a_function_type_is_dynamic():
     assert {raw: reasons[raw] for raw in ("s.onStart", "s.check", "handler")} == dict.fromkeys(
         ("s.onStart", "s.check", "handler"), "dynamic"
     )
+
+
+def test_a_function_named_as_a_value_is_referenced():
+    """`mux.HandleFunc("/", s.serve)`, `Route{Handler: index}`, `h := util.Wrap`: what is handed on
+    runs where the receiver calls it; a variable, a parameter or a field key named like a
+    function is not that function."""
+    references = {
+        (a, b)
+        for a, t, b, _ in _edges(
+            {
+                "util/util.go": "package util\n\nfunc Wrap(f func()) func() { return f }\n",
+                "web/web.go": (
+                    'package web\n\nimport "example.com/app/util"\n\n'
+                    "type Route struct {\n\tHandler func()\n}\n\n"
+                    "type Server struct{}\n\n"
+                    "func (s *Server) serve() {}\n\n"
+                    "func index() {}\n\n"
+                    "func Handler() {}\n\n"
+                    "func register(f func()) {}\n\n"
+                    "func (s *Server) Routes() []Route {\n"
+                    "\tregister(s.serve)\n"
+                    "\th := util.Wrap\n"
+                    "\tvar named = index\n"
+                    "\t_, _ = h, named\n"
+                    "\treturn []Route{{Handler: index}}\n}\n\n"
+                    "func Local(index func()) {\n\tregister(index)\n\tserve := func() {}\n\tregister(serve)\n}\n"
+                ),
+            }
+        )
+        if t == "REFERENCES"
+    }
+    assert references == {
+        ("web.Server.Routes", "web.Server.serve"),
+        ("web.Server.Routes", "util.Wrap"),
+        ("web.Server.Routes", "web.index"),
+    }
 
 
 def test_a_method_an_in_repo_struct_surely_lacks_is_unresolved_not_external():

@@ -33,6 +33,15 @@
   body: (literal_value . [(literal_element (literal_value)) (keyed_element value: (literal_element (literal_value)))]))
 ; `ParseValue[int](s)` parses as a conversion to a generic type: a call of a generic function
 (type_conversion_expression type: (generic_type) @reference.call)
+; A function or method named as a value (`getCommand(NoDuplicateArgs, false)`,
+; `mux.HandleFunc("/", s.serve)`, `Route{Handler: handle}`, `h := handler`): it runs where what it
+; is handed to calls it. Mostly these name variables, which the resolver leaves out.
+(argument_list [(identifier) (selector_expression)] @reference.value)
+(literal_value (literal_element [(identifier) (selector_expression)] @reference.value))
+(keyed_element value: (literal_element [(identifier) (selector_expression)] @reference.value))
+(short_var_declaration right: (expression_list [(identifier) (selector_expression)] @reference.value))
+(assignment_statement right: (expression_list [(identifier) (selector_expression)] @reference.value))
+(var_spec value: (expression_list [(identifier) (selector_expression)] @reference.value))
 
 ; Embedding: a struct's anonymous field, an interface's embedded interface.
 (struct_type (field_declaration_list (field_declaration !name type: (_) @reference.base)))
