@@ -447,7 +447,10 @@ class GoResolver(Resolver):
     def _emit_value(self, out: SubgraphEmitter, path: str, source: Target, ref: Reference) -> None:
         """A REFERENCES edge from the scope that names a function or method as a value (a
         method value `s.serve` included) to it. Only what resolves to one is an edge: such a
-        name is mostly a variable, and a dangling edge for each would say nothing."""
+        name is mostly a variable, and a dangling edge for each would say nothing; one that no
+        definition of the repository is named like is not looked up at all."""
+        if ref.raw.rsplit(".", 1)[-1] not in self.member_names:
+            return
         value = self._resolve_dotted(path, ref.scope, ref.raw)
         if isinstance(value, _Sym) and value.symbol.label in ("Function", "Method") and value.symbol.id != source.id:
             out.reference(path, source, "REFERENCES", ref.raw, ref.line, Target(value.symbol.id, value.symbol.label))
