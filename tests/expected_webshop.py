@@ -88,6 +88,11 @@ SYMBOLS = {
     ("Function", "src/services/shipping.pendingLabel"): (25, 27, False),
     ("Function", "src/ui/OrderBadge.OrderBadge"): (4, 10, False),
     ("Function", "src/ui/OrderBadge.Price"): (12, 12, False),
+    ("Function", "src/services/orderService.labelOf"): (36, 38, False),
+    ("Function", "src/services/orderService.labels"): (40, 40, False),
+    ("Function", "src/services/orderService.relabel"): (45, 47, False),
+    ("Function", "src/ui/OrderBadge.ClickableBadge"): (15, 17, False),
+    ("Function", "src/ui/OrderBadge.logClick"): (19, 21, False),
 }
 
 UNRESOLVED = {
@@ -122,6 +127,7 @@ UNRESOLVED = {
     "units.toFixed": "external",
     "(cents / 100).toFixed": "external",
     "<b>": "external",  # DOM elements rendered in JSX
+    "<button>": "external",
     "<span>": "external",
 }
 
@@ -447,6 +453,30 @@ EDGES = {
     ("src/services/shipping.track", "CALLS", "src/services/shipping.Shipment", True),
     ("src/services/shipping.track", "PARAM_TYPE", "src/models/order.Order", True),
     ("src/services/shipping.track", "RETURNS_TYPE", "src/services/shipping.Tracking", True),
+    # Functions, methods and classes named as values (REFERENCES): exported (`module.exports =
+    # report`, `exports.rateFor = rateFor`), handed to `map`, kept in an object, named in a JSX
+    # attribute (`onClick={logClick}`); a parameter named like a function is not it (MUST_NOT).
+    ("scripts/report", "REFERENCES", "scripts/report.report", True),
+    ("src/legacy/tax", "REFERENCES", "src/legacy/tax.rateFor", True),
+    ("src/services/orderService", "DEFINES", "src/services/orderService.labelOf", True),
+    ("src/services/orderService", "DEFINES", "src/services/orderService.labels", True),
+    ("src/services/orderService", "DEFINES", "src/services/orderService.relabel", True),
+    ("src/services/orderService", "REFERENCES", "src/services/orderService.createService", True),
+    ("src/services/orderService", "REFERENCES", "src/services/orderService.labelOf", True),
+    ("src/services/orderService.labelOf", "CALLS", "packages/shared/src/format.formatPrice", True),
+    ("src/services/orderService.labelOf", "CALLS", "src/models/order.Order.total", True),
+    ("src/services/orderService.labelOf", "PARAM_TYPE", "src/models/order.Order", True),
+    ("src/services/orderService.labels", "CALLS", "Array.map", False),
+    ("src/services/orderService.labels", "PARAM_TYPE", "src/models/order.Order", True),
+    ("src/services/orderService.labels", "REFERENCES", "src/services/orderService.labelOf", True),
+    ("src/services/orderService.relabel", "CALLS", "Array.map", False),
+    ("src/services/orderService.relabel", "PARAM_TYPE", "src/models/order.Order", True),
+    ("src/ui/OrderBadge", "DEFINES", "src/ui/OrderBadge.ClickableBadge", True),
+    ("src/ui/OrderBadge", "DEFINES", "src/ui/OrderBadge.logClick", True),
+    ("src/ui/OrderBadge.ClickableBadge", "CALLS", "<button>", False),
+    ("src/ui/OrderBadge.ClickableBadge", "PARAM_TYPE", "src/models/order.Order", True),
+    ("src/ui/OrderBadge.ClickableBadge", "REFERENCES", "src/ui/OrderBadge.logClick", True),
+    ("src/ui/OrderBadge.logClick", "CALLS", "console.log", False),
 }
 
 # What a matcher by name alone would get wrong; none of these may appear, resolved or not.
@@ -475,4 +505,6 @@ MUST_NOT = {
     ("src/notify/notifier.LoudNotifier.push", "CALLS", "src/notify/notifier.LoudNotifier.push"),
     # Not awaited, a Tracking's `label` is its own property, not the Shipment's method.
     ("src/services/shipping.pendingLabel", "CALLS", "src/services/shipping.Shipment.label"),
+    # `relabel(orders, labelOf)` maps with its parameter, not with the function of that name.
+    ("src/services/orderService.relabel", "REFERENCES", "src/services/orderService.labelOf"),
 }

@@ -324,6 +324,40 @@ def test_rendering_a_component_is_a_use_of_it():
     assert found["button"] == ("<button>", False) and found["h1"] == ("<h1>", False)
 
 
+
+def test_a_function_method_or_class_named_as_a_value_is_referenced():
+    """A callback handed on, a handler kept in an object (shorthand too), a method value, a class
+    handed to a registry: each runs where what it is handed to calls it. A parameter named like
+    one is not it, nor is a variable."""
+    graph = resolve(
+        {
+            "lib.ts": b"export function save(x: number) { return x; }\nexport class Store {}\n",
+            "app.ts": (
+                b'import { save, Store } from "./lib";\n'
+                b"const register = (v: unknown) => v;\n"
+                b"export class Form {\n"
+                b"  submit() { return 1; }\n"
+                b"  wire() { register(this.submit); return { onSave: save }; }\n"
+                b"}\n"
+                b"export function setup(rows: number[]) {\n"
+                b"  const size = rows.length;\n"
+                b"  register(Store);\n"
+                b"  return [rows.map(save), { save }, size];\n"
+                b"}\n"
+                b"export function shadowed(save: (x: number) => number, rows: number[]) {\n"
+                b"  return rows.map(save);\n"
+                b"}\n"
+            ),
+        }
+    )
+    references = {(a, b) for a, t, b, _ in edges_of_subgraphs(graph) if t == "REFERENCES"}
+    assert references == {
+        ("app.Form.wire", "app.Form.submit"),
+        ("app.Form.wire", "lib.save"),
+        ("app.setup", "lib.Store"),
+        ("app.setup", "lib.save"),
+    }
+
 def test_array_callbacks_receive_the_element_type():
     graph = resolve(
         {

@@ -32,6 +32,15 @@
 (new_expression constructor: (_) @reference.call)
 (decorator (identifier) @reference.call)
 (decorator (member_expression) @reference.call)
+; A function, method or class named as a value (`app.get("/orders", listOrders)`,
+; `items.map(format)`, `{ onSave: save }`, `{ handler }`, `const run = main`): it runs where what
+; it is handed to calls it. Mostly these name variables, which the resolver leaves out.
+(arguments [(identifier) (member_expression)] @reference.value)
+(pair value: [(identifier) (member_expression)] @reference.value)
+(object (shorthand_property_identifier) @reference.value)
+(array [(identifier) (member_expression)] @reference.value)
+(assignment_expression right: [(identifier) (member_expression)] @reference.value)
+(variable_declarator value: [(identifier) (member_expression)] @reference.value)
 
 ; ----- documentation
 ((comment) @doc . [(class_declaration) (function_declaration) (generator_function_declaration)

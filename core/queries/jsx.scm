@@ -7,3 +7,6 @@
 (variable_declarator name: (identifier) @assign.name
   value: [(jsx_element) (jsx_self_closing_element)
           (parenthesized_expression [(jsx_element) (jsx_self_closing_element)])] @assign.jsx)
+
+; A handler named in an attribute (`onClick={save}`) is a value handed to the element.
+(jsx_expression [(identifier) (member_expression)] @reference.value)
