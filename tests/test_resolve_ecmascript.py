@@ -324,7 +324,6 @@ def test_rendering_a_component_is_a_use_of_it():
     assert found["button"] == ("<button>", False) and found["h1"] == ("<h1>", False)
 
 
-
 def test_a_function_method_or_class_named_as_a_value_is_referenced():
     """A callback handed on, a handler kept in an object (shorthand too), a method value, a class
     handed to a registry: each runs where what it is handed to calls it. A parameter named like
@@ -357,6 +356,7 @@ def test_a_function_method_or_class_named_as_a_value_is_referenced():
         ("app.setup", "lib.Store"),
         ("app.setup", "lib.save"),
     }
+
 
 def test_array_callbacks_receive_the_element_type():
     graph = resolve(
