@@ -4,8 +4,8 @@ must produce.
 Edges are (source qualname, type, target qualname or Unresolved raw, resolved). A symbol's
 qualname is its package (the folders below src/*/java/), its class and its member; a
 constructor is named after its class, and ``new T(...)`` calls the class. Every resolved
-CALLS, INHERITS_FROM and IMPLEMENTS edge here is confirmed by javac's own attribution:
-tests/fixtures/confirm_with_javac.py.
+CALLS, REFERENCES (method references), INHERITS_FROM and IMPLEMENTS edge here is confirmed by
+javac's own attribution: tests/fixtures/confirm_with_javac.py.
 """
 
 FILES = {
@@ -31,7 +31,7 @@ SYMBOLS = {
     ("Class", "com.shop.model.OrderStatus.PAID"): (12, 22, False),
     ("Class", "com.shop.notify.BaseNotifier"): (4, 8, False),
     ("Class", "com.shop.notify.Notifier"): (4, 15, False),
-    ("Class", "com.shop.service.OrderService"): (10, 33, False),
+    ("Class", "com.shop.service.OrderService"): (10, 48, False),
     ("Class", "com.shop.service.OrderServiceTest"): (13, 39, False),
     ("Class", "com.shop.store.MemoryOrderStore"): (9, 25, False),
     ("Class", "com.shop.util.Money"): (4, 10, False),
@@ -68,6 +68,9 @@ SYMBOLS = {
     ("Method", "com.shop.store.OrderStore.save"): (8, 8, False),
     ("Method", "com.shop.util.Money.Money"): (5, 5, False),
     ("Method", "com.shop.util.Money.format"): (7, 9, False),
+    ("Method", "com.shop.service.OrderService.keepAll"): (45, 47, False),
+    ("Method", "com.shop.service.OrderService.placeAll"): (40, 42, False),
+    ("Method", "com.shop.service.OrderService.sum"): (35, 37, False),
 }
 
 UNRESOLVED = {
@@ -89,6 +92,10 @@ UNRESOLVED = {
     "org.junit.jupiter.api.Test": "external",
     "org.junit.jupiter.params.ParameterizedTest": "external",
     "org.junit.jupiter.params.provider.ValueSource": "external",
+    "orders.forEach": "external",
+    "orders.stream": "external",
+    "orders.stream().mapToLong": "external",
+    "orders.stream().mapToLong(…).sum": "unresolved",
 }
 
 EDGES = {
@@ -295,6 +302,25 @@ EDGES = {
     ("com.shop.util.Money", "DEFINES", "com.shop.util.Money.format", True),
     ("com.shop.util.Money.format", "CALLS", "java.lang.String.format", False),
     ("com.shop.util.Money.format", "RETURNS_TYPE", "java.lang.String", False),
+    # Method references (`Order::total`, `this::place`, `store::save`): REFERENCES to the method named;
+    # `store::save` names the interface's method, not its implementation's (MUST_NOT).
+    ("com.shop.service.OrderService", "DEFINES", "com.shop.service.OrderService.keepAll", True),
+    ("com.shop.service.OrderService", "DEFINES", "com.shop.service.OrderService.placeAll", True),
+    ("com.shop.service.OrderService", "DEFINES", "com.shop.service.OrderService.sum", True),
+    ("com.shop.service.OrderService.keepAll", "CALLS", "orders.forEach", False),
+    ("com.shop.service.OrderService.keepAll", "PARAM_TYPE", "com.shop.model.Order", True),
+    ("com.shop.service.OrderService.keepAll", "PARAM_TYPE", "java.util.List", False),
+    ("com.shop.service.OrderService.keepAll", "REFERENCES", "com.shop.store.OrderStore.save", True),
+    ("com.shop.service.OrderService.placeAll", "CALLS", "orders.forEach", False),
+    ("com.shop.service.OrderService.placeAll", "PARAM_TYPE", "com.shop.model.Order", True),
+    ("com.shop.service.OrderService.placeAll", "PARAM_TYPE", "java.util.List", False),
+    ("com.shop.service.OrderService.placeAll", "REFERENCES", "com.shop.service.OrderService.place", True),
+    ("com.shop.service.OrderService.sum", "CALLS", "orders.stream", False),
+    ("com.shop.service.OrderService.sum", "CALLS", "orders.stream().mapToLong", False),
+    ("com.shop.service.OrderService.sum", "CALLS", "orders.stream().mapToLong(…).sum", False),
+    ("com.shop.service.OrderService.sum", "PARAM_TYPE", "com.shop.model.Order", True),
+    ("com.shop.service.OrderService.sum", "PARAM_TYPE", "java.util.List", False),
+    ("com.shop.service.OrderService.sum", "REFERENCES", "com.shop.model.Order.total", True),
 }
 
 
@@ -311,4 +337,5 @@ MUST_NOT = {
     ("com.shop.util.Money.format", "CALLS", "com.shop.util.Money.format"),
     ("com.shop.model.Order", "IMPLEMENTS", "com.shop.store.OrderStore"),
     ("com.shop.notify.Notifier.push", "CALLS", "com.shop.notify.Notifier.sent"),
+    ("com.shop.service.OrderService.keepAll", "REFERENCES", "com.shop.store.MemoryOrderStore.save"),
 }

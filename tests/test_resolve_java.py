@@ -122,6 +122,37 @@ def test_same_package_static_and_fully_qualified_names_this_and_super():
     assert ("com.a.Child", "INHERITS_FROM", "com.a.Base", True) in edges
 
 
+def test_a_method_reference_names_its_method_or_its_class():
+    """`Parse::number`, `this::keep`, `Item::new`: what a stream or a callback is handed runs
+    where it is called; a library's method (`String::valueOf`) is no edge."""
+    references = {
+        (a, b)
+        for a, t, b, _ in _edges(
+            {
+                "app/Parse.java": (
+                    "package app;\n\npublic class Parse {\n"
+                    "    public static int number(String s) { return Integer.parseInt(s); }\n}\n"
+                ),
+                "app/Item.java": "package app;\n\npublic class Item {\n    public Item(int n) {}\n}\n",
+                "app/Loader.java": (
+                    "package app;\n\nimport java.util.List;\n\npublic class Loader {\n"
+                    "    void keep(Item item) {}\n\n"
+                    "    public void load(List<String> rows) {\n"
+                    "        rows.stream().map(Parse::number).map(Item::new).forEach(this::keep);\n"
+                    "        rows.stream().map(String::valueOf);\n"
+                    "    }\n}\n"
+                ),
+            }
+        )
+        if t == "REFERENCES"
+    }
+    assert references == {
+        ("app.Loader.load", "app.Parse.number"),
+        ("app.Loader.load", "app.Item"),
+        ("app.Loader.load", "app.Loader.keep"),
+    }
+
+
 def test_a_field_typed_by_a_library_class_beats_what_a_library_base_is_assumed_to_have():
     edges = _edges(
         {

@@ -17,6 +17,9 @@
 ; ----- uses: method invocations and `new T(...)`
 (method_invocation) @reference.call
 (object_creation_expression) @reference.call
+; A method reference (`Order::total`, `this::handle`, `store::save`, `Line::new`): the method
+; (or constructor) runs where what it is handed to calls it.
+(method_reference) @reference.value
 
 ; `extends` a class (or, for an interface, other interfaces); `implements` interfaces.
 (class_declaration superclass: (superclass (_) @reference.base))
