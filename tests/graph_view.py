@@ -55,6 +55,11 @@ def edges_of_subgraphs(subgraphs: list[FileSubgraph]) -> set[tuple[str, str, str
     return {(names[e.src], e.type, names[e.dst], e.resolved) for s in subgraphs for e in s.edges}
 
 
+def references_of(edges: set[tuple[str, str, str, bool]]) -> set[tuple[str, str]]:
+    """The (source, target) of every REFERENCES edge: what names what as a value."""
+    return {(a, b) for a, t, b, _ in edges if t == "REFERENCES"}
+
+
 def symbols_of_subgraphs(subgraphs: list[FileSubgraph]) -> dict[tuple[str, str], tuple[int, int, bool]]:
     return {
         (n.label, n.props["qualname"]): (n.props["start_line"], n.props["end_line"], n.props["is_test"])

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 from expected_webshop import EDGES, FILES, MUST_NOT, SYMBOLS, UNRESOLVED
-from graph_view import edges_of_subgraphs, resolve_sources, symbols_of_subgraphs, unresolved_of_subgraphs
+from graph_view import edges_of_subgraphs, references_of, resolve_sources, symbols_of_subgraphs, unresolved_of_subgraphs
 
 from branchgraph.core.languages.ecmascript import clean_docstring, is_generated_file, is_support_file, is_test_file
 from branchgraph.ingest.ecmascript_modules import External, ModuleMap, package_name, parse_jsonc
@@ -349,7 +349,7 @@ def test_a_function_method_or_class_named_as_a_value_is_referenced():
             ),
         }
     )
-    references = {(a, b) for a, t, b, _ in edges_of_subgraphs(graph) if t == "REFERENCES"}
+    references = references_of(edges_of_subgraphs(graph))
     assert references == {
         ("app.Form.wire", "app.Form.submit"),
         ("app.Form.wire", "lib.save"),

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 from expected_goshop import EDGES, FILES, MUST_NOT, SYMBOLS, UNRESOLVED
-from graph_view import edges_of_subgraphs, resolve_sources, symbols_of_subgraphs, unresolved_of_subgraphs
+from graph_view import edges_of_subgraphs, references_of, resolve_sources, symbols_of_subgraphs, unresolved_of_subgraphs
 
 from branchgraph.core.languages.go import clean_docstring, is_generated_file, is_support_file, module_name
 from branchgraph.ingest.resolve_go import _package_name
@@ -166,9 +166,8 @@ def test_a_function_named_as_a_value_is_referenced():
     """`mux.HandleFunc("/", s.serve)`, `Route{Handler: index}`, `h := util.Wrap`: what is handed on
     runs where the receiver calls it; a variable, a parameter or a field key named like a
     function is not that function."""
-    references = {
-        (a, b)
-        for a, t, b, _ in _edges(
+    references = references_of(
+        _edges(
             {
                 "util/util.go": "package util\n\nfunc Wrap(f func()) func() { return f }\n",
                 "web/web.go": (
@@ -189,8 +188,7 @@ def test_a_function_named_as_a_value_is_referenced():
                 ),
             }
         )
-        if t == "REFERENCES"
-    }
+    )
     assert references == {
         ("web.Server.Routes", "web.Server.serve"),
         ("web.Server.Routes", "util.Wrap"),

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 from expected_javashop import EDGES, FILES, MUST_NOT, SYMBOLS, UNRESOLVED
-from graph_view import edges_of_subgraphs, resolve_sources, symbols_of_subgraphs, unresolved_of_subgraphs
+from graph_view import edges_of_subgraphs, references_of, resolve_sources, symbols_of_subgraphs, unresolved_of_subgraphs
 
 from branchgraph.core.extract import extract
 from branchgraph.core.languages.java import (
@@ -125,9 +125,8 @@ def test_same_package_static_and_fully_qualified_names_this_and_super():
 def test_a_method_reference_names_its_method_or_its_class():
     """`Parse::number`, `this::keep`, `Item::new`: what a stream or a callback is handed runs
     where it is called; a library's method (`String::valueOf`) is no edge."""
-    references = {
-        (a, b)
-        for a, t, b, _ in _edges(
+    references = references_of(
+        _edges(
             {
                 "app/Parse.java": (
                     "package app;\n\npublic class Parse {\n"
@@ -144,8 +143,7 @@ def test_a_method_reference_names_its_method_or_its_class():
                 ),
             }
         )
-        if t == "REFERENCES"
-    }
+    )
     assert references == {
         ("app.Loader.load", "app.Parse.number"),
         ("app.Loader.load", "app.Item"),
