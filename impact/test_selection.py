@@ -92,9 +92,9 @@ class TestToRun:
     depth: int  # hops of the walk (0 for a fallback)
     via: list[str]  # from the test down to the changed symbol (a fallback: the test, the changed symbol)
     pytest_id: str | None  # path::Class::test, what `pytest` takes on its command line (Python tests)
-    evidence: (
-        str  # "changed", "coverage" (a run executed it), "calls" (the walk reached it), "module name" or "imports"
-    )
+    # "changed" (the test itself), "coverage" (a run executed it), "calls" (the walk reached it),
+    # "module name" or "imports" (the fallback)
+    evidence: str
     runner: str = "pytest"  # pytest, junit, go or js (jest, vitest): impact/run_commands.py
     selector: str = ""  # the test as its runner names it (a pytest id, `Class#method`, `TestX`, a full title)
 

@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from branchgraph.core.extract import Definition
+from branchgraph.core.extract import Definition, Reference
 from branchgraph.core.model import Edge, FileSubgraph, node_id, pack_subgraphs, unpack_subgraphs
 from branchgraph.ingest.forked import split_work
 from branchgraph.ingest.incremental import fact, fingerprint
@@ -440,6 +440,27 @@ class Resolver:
         if isinstance(value, SymbolValue) and value.symbol.label in ("Function", "Method", "Class"):
             return Target(value.symbol.id, value.symbol.label)
         return None
+
+    def _emit_named_value(
+        self,
+        out: SubgraphEmitter,
+        path: str,
+        source: Target,
+        ref: Reference,
+        labels: tuple[str, ...] = ("Class", "Function", "Method"),
+        resolve: Callable[[str, Reference], Any] | None = None,
+    ) -> None:
+        """A REFERENCES edge from ``source`` to the symbol of ``labels`` a value names (a callback
+        handed on, `s.serve`, `Order::total`), as its scope resolves it or as ``resolve``
+        (path, reference) says. Only what resolves is an
+        edge: such a name is mostly a variable, and a dangling edge for each would say nothing;
+        one that no definition of the repository is named like is not looked up at all."""
+        member = ref.raw.rsplit(".", 1)[-1].rsplit("::", 1)[-1].strip()
+        if member != "new" and member not in self.member_names:
+            return
+        value = resolve(path, ref) if resolve is not None else self._resolve_dotted(path, ref.scope, ref.raw)
+        if isinstance(value, SymbolValue) and value.symbol.label in labels and value.symbol.id != source.id:
+            out.reference(path, source, "REFERENCES", ref.raw, ref.line, Target(value.symbol.id, value.symbol.label))
 
     def external_name(self, path: str, scope: int | None, raw: str) -> str | None:
         """The library name ``raw`` stands for there (``django.urls.path``), if it leaves the

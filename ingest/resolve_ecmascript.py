@@ -41,7 +41,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from branchgraph.core.extract import Assignment, Definition, Import, Reference
+from branchgraph.core.extract import Assignment, Definition, Import
 from branchgraph.core.languages.ecmascript import module_name
 from branchgraph.core.model import Edge, FileSubgraph, node_id
 from branchgraph.ingest.ecmascript_modules import External as ExternalModule
@@ -1010,8 +1010,8 @@ class EcmaScriptResolver(Resolver):
                 edge = self._emit(out, f.path, source, "CALLS", ref.raw, ref.line, value, dynamic=dynamic)
                 if edge.resolved and ref.scope is not None:
                     self._emit_tested_by(out, f, ref.scope, edge)
-            elif ref.kind == "value":
-                self._emit_value(out, f.path, source, ref)
+            elif ref.kind == "value":  # a callback handed on, a handler kept, `this.save`
+                self._emit_named_value(out, f.path, source, ref)
             elif ref.kind == "implements":
                 value = self._resolve_dotted(f.path, self._outer(f, ref.scope), _GENERIC_ARGS.sub("", ref.raw))
                 self._emit(out, f.path, source, "IMPLEMENTS", ref.raw, ref.line, value)
@@ -1024,21 +1024,6 @@ class EcmaScriptResolver(Resolver):
                         # standard library (RequestInit) or of a package's ambient types.
                         value = _Ext(name)
                     self._emit(out, f.path, source, edge_type, name, ref.line, value)
-
-    def _emit_value(self, out: SubgraphEmitter, path: str, source: Target, ref: Reference) -> None:
-        """A REFERENCES edge from the scope that names a function, method or class as a value (a
-        callback, a handler, `this.save`) to it. Only what resolves to one is an edge: such a name
-        is mostly a variable, and a dangling edge for each would say nothing; one that no
-        definition of the repository is named like is not looked up at all."""
-        if ref.raw.rsplit(".", 1)[-1] not in self.member_names:
-            return
-        value = self._resolve_dotted(path, ref.scope, ref.raw)
-        if (
-            isinstance(value, _Sym)
-            and value.symbol.label in ("Class", "Function", "Method")
-            and value.symbol.id != source.id
-        ):
-            out.reference(path, source, "REFERENCES", ref.raw, ref.line, Target(value.symbol.id, value.symbol.label))
 
     def _receiver_certain(self, path: str, scope: int | None, head: str, method: str) -> bool:
         """Only through ``this`` in TypeScript (a local's binding may be another block's:

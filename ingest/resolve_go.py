@@ -22,7 +22,7 @@ from collections import Counter
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
-from branchgraph.core.extract import Assignment, Definition, Import, Reference, local_names
+from branchgraph.core.extract import Assignment, Definition, Import, local_names
 from branchgraph.core.languages.go import is_test_file, module_name
 from branchgraph.core.model import Edge, FileSubgraph, node_id
 from branchgraph.ingest.incremental import fact
@@ -426,8 +426,8 @@ class GoResolver(Resolver):
                 edge = self._emit(out, f.path, source, "CALLS", ref.raw, ref.line, value)
                 if edge.resolved and ref.scope is not None:
                     self._emit_tested_by(out, f, ref.scope, edge)
-            elif ref.kind == "value":
-                self._emit_value(out, f.path, source, ref)
+            elif ref.kind == "value":  # a function or method value (`getCommand(NoDuplicateArgs)`, `s.serve`)
+                self._emit_named_value(out, f.path, source, ref, ("Function", "Method"))
             elif ref.kind == "element_call":  # `PathValues{{...}}` builds PathValue elements
                 collection = self._resolve_dotted(f.path, ref.scope, ref.raw)
                 element = self._elements_type(collection.symbol) if isinstance(collection, _Sym) else None
@@ -443,17 +443,6 @@ class GoResolver(Resolver):
                         continue  # int, string, error, a T: no type of any package
                     value = self._resolve_dotted(f.path, None, name)
                     self._emit(out, f.path, source, edge_type, name, ref.line, value or self._outside(name))
-
-    def _emit_value(self, out: SubgraphEmitter, path: str, source: Target, ref: Reference) -> None:
-        """A REFERENCES edge from the scope that names a function or method as a value (a
-        method value `s.serve` included) to it. Only what resolves to one is an edge: such a
-        name is mostly a variable, and a dangling edge for each would say nothing; one that no
-        definition of the repository is named like is not looked up at all."""
-        if ref.raw.rsplit(".", 1)[-1] not in self.member_names:
-            return
-        value = self._resolve_dotted(path, ref.scope, ref.raw)
-        if isinstance(value, _Sym) and value.symbol.label in ("Function", "Method") and value.symbol.id != source.id:
-            out.reference(path, source, "REFERENCES", ref.raw, ref.line, Target(value.symbol.id, value.symbol.label))
 
     def _members_known(self, cls: _Symbol, method: str) -> bool:
         """A struct's or an interface's (their embedded types are bases); a type over another

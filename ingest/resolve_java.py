@@ -651,8 +651,8 @@ class JavaResolver(Resolver):
                 edge = self._emit(out, f.path, source, "CALLS", ref.raw, ref.line, self._callee(f.path, ref))
                 if edge.resolved and ref.scope is not None:
                     self._emit_tested_by(out, f, ref.scope, edge)
-            elif ref.kind == "value":
-                self._emit_method_reference(out, f.path, source, ref)
+            elif ref.kind == "value":  # a method reference
+                self._emit_named_value(out, f.path, source, ref, ("Class", "Method"), self._method_referenced)
             elif ref.kind in ("param_type", "return_type"):
                 edge_type = "PARAM_TYPE" if ref.kind == "param_type" else "RETURNS_TYPE"
                 scope = f.parsed.definitions[ref.scope].parent if ref.scope is not None else None
@@ -662,20 +662,15 @@ class JavaResolver(Resolver):
                         value = _Sym(value.symbol)
                     self._emit(out, f.path, source, edge_type, name, ref.line, value or self._outside(name))
 
-    def _emit_method_reference(self, out: SubgraphEmitter, path: str, source: Target, ref: Reference) -> None:
-        """A REFERENCES edge from the scope that writes a method reference to the method it names
-        (`Order::total`, `this::handle`, `store::save`; `Line::new`: the class). Only what resolves
-        is an edge, as for Python's and Go's values; a name no definition of the repository
-        carries is not looked up at all."""
+    def _method_referenced(self, path: str, ref: Reference) -> _Value:
+        """What a method reference names: `Order::total`, `this::handle`, `store::save` (the
+        declared type's method); `Line::new`, the class."""
         receiver, _, member = re.sub(r"\s+", "", ref.raw).rpartition("::")
-        if not receiver or not (member == "new" or member in self.member_names):
-            return
+        if not receiver:
+            return None
         if member == "new":
-            value = self._resolve_type(path, receiver, ref.scope)
-        else:
-            value = self._resolve_dotted(path, ref.scope, f"{receiver}.{member}")
-        if isinstance(value, _Sym) and value.symbol.label in ("Class", "Method") and value.symbol.id != source.id:
-            out.reference(path, source, "REFERENCES", ref.raw, ref.line, Target(value.symbol.id, value.symbol.label))
+            return self._resolve_type(path, receiver, ref.scope)
+        return self._resolve_dotted(path, ref.scope, f"{receiver}.{member}")
 
     def _callee(self, path: str, ref: Reference) -> _Value:
         if ref.node_type == "object_creation_expression":
