@@ -211,13 +211,15 @@ def _touched(lines: list[str], defs: list[Definition], changed: set[int], gaps: 
     changed line of code (not a blank or comment line: a method added with its Javadoc adds
     lines to its class that change nothing of it), and the function a pure insertion or deletion
     on the other side lands inside (``gaps``: the line it lands before). Landing between two
-    members of a class changes no member: the member added or removed is the change."""
+    members of a class, or between two tests of a suite (a jest `describe`), changes neither it
+    nor them: the member or test added or removed is the change."""
     code = {n for n in changed if n <= len(lines) and not _NOT_CODE.match(lines[n - 1])}
     touched = {i for i, d in enumerate(defs) if _innermost_holds(d, defs, code)}
+    suites = {d.parent for d in defs if d.kind == "test" and d.parent is not None and defs[d.parent].kind == "test"}
     for line in gaps:
         around = [i for i, d in enumerate(defs) if d.start_line < line <= d.end_line]
         innermost = max(around, key=lambda i: defs[i].start_line, default=None)
-        if innermost is not None and defs[innermost].kind not in ("class", "interface"):
+        if innermost is not None and defs[innermost].kind not in ("class", "interface") and innermost not in suites:
             touched.add(innermost)
     return touched
 

@@ -99,3 +99,25 @@ def test_overloads_sharing_a_name_are_told_apart_by_their_headers():
     resigned = OVERLOADS.replace(b"void emit(String s)", b"void emit(CharSequence s)")
     changes = {(c.change, c.start_line) for c in changed_symbols([FileVersions(path, OVERLOADS, resigned)])}
     assert changes == {("added", 4), ("deleted", 4)}
+
+
+SUITE = b"""describe("cart", () => {
+  beforeEach(() => reset());
+
+  test("adds a line", () => {
+    expect(add()).toBe(1);
+  });
+});
+"""
+
+
+def test_a_test_added_to_a_suite_changes_the_test_not_the_suite():
+    """A describe block holds tests as a class holds methods: one added between them is the
+    change (the suite's own code, its set-up, is still a change of the suite's)."""
+    path = "src/cart.test.ts"
+    added = SUITE.replace(
+        b"\n});\n", b'\n\n  test("removes a line", () => {\n    expect(remove()).toBe(0);\n  });\n});\n'
+    )
+    assert _changes(path, SUITE, added) == [("src/cart.test.cart.removes a line", "added")]
+    setup = SUITE.replace(b"reset()", b"reset(true)")
+    assert _changes(path, SUITE, setup) == [("src/cart.test.cart", "modified")]
