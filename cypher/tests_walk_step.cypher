@@ -46,13 +46,17 @@ CALL (t) {
   UNION
   // An override runs wherever its base's method is called on an instance of the subclass
   // (`for tag in self.order: tag.check(v)` resolves to JSONTag.check and runs TagDict.check):
-  // the walk goes on from the method it overrides, in any in-repo ancestor. Not a constructor:
-  // building the base (or another subclass: IntRange beside FloatRange) does not run it.
+  // the walk goes on from the method it overrides, in any in-repo ancestor, an interface it
+  // implements too (jsoup's tests call `Connection.execute()`, which runs HttpConnection's). Not
+  // a constructor (Java's is named after its class): building the base (or another subclass:
+  // IntRange beside FloatRange) does not run it.
   // What is reached so runs the override only where an instance of its class is made: the
   // step says which class (`cond`), and the walk keeps the tests that make one.
-  MATCH (c:Class)-[:DEFINES]->(t:Method)
-  WHERE NOT t.name IN ['__init__', '__new__', '__post_init__', '__init_subclass__', '__class_getitem__']
-  MATCH (c)-[:INHERITS_FROM*1..8]->(:Class)-[:DEFINES]->(u:Method {name: t.name})
+  MATCH (c)-[:DEFINES]->(t:Method)
+  WHERE (c:Class OR c:Interface) AND c.name <> t.name
+    AND NOT t.name IN ['__init__', '__new__', '__post_init__', '__init_subclass__', '__class_getitem__']
+  MATCH (c)-[:INHERITS_FROM|IMPLEMENTS*1..8]->(a)-[:DEFINES]->(u:Method {name: t.name})
+  WHERE a:Class OR a:Interface
   RETURN u, c.id AS cond
   UNION
   // A library's base class calls its subclass's overrides (werkzeug's Client.get calls

@@ -95,6 +95,26 @@ def test_a_go_test_is_selected_and_run_in_its_package(goshop_repo: Path, config)
     assert [c.command for c in report.commands] == ["go test ./internal/orders -run '^(TestPlace)$'"]
 
 
+def test_an_implementation_runs_where_its_interface_method_is_called(repo_dir: Path, config, javashop_sources):
+    """`OrderService.place` calls `store.save` on an `OrderStore` field: a test placing an order
+    with a MemoryOrderStore runs MemoryOrderStore.save, which implements the interface's."""
+    commit_files(init_repo(repo_dir), javashop_sources)
+    api.ingest(repo_dir, config=config)
+    report = api.impact(repo_dir, symbols=["com.shop.store.MemoryOrderStore.save"], config=config)
+    placed = [t for t in report.tests if t.qualname == "com.shop.service.OrderServiceTest.placeStoresAndTotals"]
+    assert [(t.evidence, t.via) for t in placed] == [
+        (
+            "calls",
+            [
+                "com.shop.service.OrderServiceTest.placeStoresAndTotals",
+                "com.shop.service.OrderService.place",
+                "com.shop.store.OrderStore.save",
+                "com.shop.store.MemoryOrderStore.save",
+            ],
+        )
+    ]
+
+
 def test_a_jest_test_is_selected_by_its_titles(webshop_repo: Path, config):
     """A jest/vitest test is named by its `describe`/`it` titles."""
     api.ingest(webshop_repo, config=config)
