@@ -133,9 +133,7 @@ def analyze(
         # What is kept depends on the changed symbols, not only on their names.
         qualnames = " ".join(sorted({c.qualname for c in changes}))
         unknowns = pool.submit(memo.value, "impact_unknowns " + qualnames, read_unknowns)
-        tests_to_run(
-            graph, repo, branch, start, {row["id"]: row for rows in found.values() for row in rows}, report, memo
-        )
+        tests_to_run(graph, repo, branch, {row["id"]: row for rows in found.values() for row in rows}, report, memo)
         report.impacted = users.result()
     for row in unknowns.result():
         unknown = Unknown(row["path"], row["user"], row["raw"], row["line"], row["edge"])
@@ -239,13 +237,13 @@ def tests_to_run(
     graph: GraphReader,
     repo: str,
     branch: str,
-    start: dict[str, str],
     rows: dict[str, dict[str, Any]],
     report: ImpactReport,
     memo: StateMemo | None = None,
 ) -> None:
-    """The tests to run (``test_selection.py``), as the report lists them."""
-    selection = select_tests(graph, repo, branch, start, rows, memo)
+    """The tests to run when the symbols of ``rows`` change (``test_selection.py``), as the
+    report lists them."""
+    selection = select_tests(graph, repo, branch, rows, memo)
     report.tests = selection.tests
     if not selection.complete:
         report.exact = False

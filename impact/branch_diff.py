@@ -68,10 +68,9 @@ def diff_branches(graph: GraphReader, repo: str, base: str, head: str, memo: Sta
         paths = sorted({p for group in out.files.values() for p in group})
         before, after = pool.map(lambda branch: _symbols(graph, repo, branch, paths), (base, head))
         out.symbols = _symbol_changes(before, after)
-        symbols = [s for group in ("added", "signature", "modified") for s in out.symbols[group]]
-        changed = {s["id"]: s["qualname"] for s in symbols}
+        changed = {s["id"] for group in ("added", "signature", "modified") for s in out.symbols[group]}
         rows = {s["id"]: s for s in after.values() if s["id"] in changed}
-        selection = pool.submit(select_tests, graph, repo, head, changed, rows, memo)
+        selection = pool.submit(select_tests, graph, repo, head, rows, memo)
         old_edges, new_edges = pool.map(lambda branch: _edges(graph, repo, branch, paths), (base, head))
         added, removed = new_edges - old_edges, old_edges - new_edges
         out.edges_added.update(e[1] for e in added)

@@ -124,14 +124,14 @@ def select_tests(
     graph: GraphReader,
     repo: str,
     branch: str,
-    start: dict[str, str],
     rows: Mapping[str, dict[str, Any]],
     memo: StateMemo | None = None,
 ) -> Selection:
-    """The tests to run when the symbols ``start`` (id -> qualname) change, ``rows`` their rows
-    (id -> kind, path, span, is_test); ``memo``: what was read of this indexed state of the
-    branch before (``state_memo.py``)."""
+    """The tests to run when the symbols of ``rows`` change (id -> qualname, kind, path, span,
+    is_test); ``memo``: what was read of this indexed state of the branch before
+    (``state_memo.py``)."""
     memo = memo or StateMemo()
+    start = {node: row["qualname"] for node, row in rows.items()}
     walk = _walk(graph, repo, branch, {node_id: frozenset((node_id,)) for node_id in start}, memo)
     origins, parent, depth, rows_of = walk.origins, walk.parent, walk.depth, walk.rows
     complete = walk.complete
@@ -148,7 +148,7 @@ def select_tests(
     # A changed test is run itself, whatever calls it, and it tests the changes the walk reached
     # it from (a test changed beside the function it calls: no fallback for that function).
     for node, row in sorted(rows.items()):
-        if node in start and _is_test(row):
+        if _is_test(row):
             tested |= origins[node]
             chosen[row["qualname"]] = _test_to_run(
                 row["qualname"], row["path"], row["start_line"], row["end_line"], 0, [row["qualname"]], EVIDENCE_CHANGED
@@ -175,7 +175,7 @@ def select_tests(
     # MAX_WALK symbols: most of the repository runs it), gets the fallback's tests as well.
     fallback = start if not complete else {node_id: q for node_id, q in start.items() if node_id not in tested}
     if fallback:
-        files = {fallback[node_id]: rows[node_id]["path"] for node_id in sorted(fallback) if node_id in rows}
+        files = {fallback[node_id]: rows[node_id]["path"] for node_id in sorted(fallback)}
         _add_fallback(chosen, _branch_test_files(graph, repo, branch, memo), files)
     return Selection(sorted(chosen.values(), key=lambda t: (t.depth, t.qualname)), complete)
 
